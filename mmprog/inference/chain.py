@@ -1,0 +1,530 @@
+"""Batched exact inference on linear chains: Viterbi, loss augmentation, forward-backward, max-marginals, k-best.
+
+A chain of length L with K labels scores a labeling y = (y_0, ..., y_{L-1}) by
+
+    s(y) = Σ_t node_scores[t, y_t] + Σ_{t<L-1} edge_scores[y_t, y_{t+1}]
+
+(``edge_scores`` may also differ per position: ``edge_scores[t, a, b]`` scores a at t followed by b at t+1). This is
+wᵀf(x, y) for the linear-chain joint feature map of the max-margin Markov network (M³N; Zhu, Xing & Zhang, KDD 2009,
+problem P0 and its loss-augmented separation step), whose cutting-plane oracle asks for
+argmax_y wᵀf(xᵢ, y) + Δℓᵢ(y) with the Hamming loss Δℓᵢ — ``viterbi(loss_augment(node_scores, Y), ...)``.
+
+Every function takes a padded batch: ``node_scores`` (B, T, K) with sequence b living in rows ``[:lengths[b]]``; what
+is stored past a length is never read into a result (it may be anything, NaN included).
+
+How the kernels are laid out (the reason they are fast)
+--------------------------------------------------------
+The batch is sorted by decreasing length and transposed to (T, K, B) so that the examples are the contiguous,
+innermost axis: one step of the recursion is then a handful of numpy calls on (K, K, n) blocks whose inner loops are
+long SIMD loops over examples, and the n sequences still running at step t are a prefix ``[:n]`` (finished sequences
+cost nothing and their padding is never touched). The max over the previous label is a reduction over the *first*
+axis (pairwise ``maximum`` of contiguous rows, the fastest reduction numpy has); when the (K, K, n) candidate block
+would not fit in cache it is reduced in chunks of previous labels.
+
+Viterbi stores no back-pointers: the forward pass keeps only the max-scores δ_t (T, K, B) and backtracking
+recomputes, per step, the K candidates δ_t[a] + edge[a, y_{t+1}] of the label already chosen at t+1 (O(K) per token
+instead of an O(K²) argmax in the forward pass). The recomputed sums are bit-identical to those of the forward pass,
+so the chosen predecessor attains the forward maximum exactly; the first maximiser is picked by a compare-and-encode
+trick that is again a first-axis reduction (numpy's ``argmax`` over a non-last axis copies and is ~10× slower).
+
+Precision: the kernels compute in float64 unless *both* score arrays are float32, in which case the recursion runs in
+float32 (about twice as fast at K = 26, see ``python -m mmprog.bench inference``) and the returned ``scores`` are
+recomputed in float64 along the returned labelings. float32 is exact for integer-valued scores below 2²⁴; for real
+scores the labeling found is optimal up to the float32 rounding of the path sums (relative 1e-7 per addition), which
+is far below the tolerances of the cutting-plane programs, but the default stays float64.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mmprog.exceptions import DataError, ParameterError
+
+__all__ = ["viterbi", "loss_augment", "forward_backward", "max_marginals", "viterbi_topk"]
+
+# Byte budget of one (chunk of previous labels, K, n) candidate block: below the per-core L2 cache so that the add
+# and the max-reduction that follows it stream from cache, not from L3/memory.
+_CAND_BUDGET = 768 * 1024
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# validation and layout
+# ----------------------------------------------------------------------------------------------------------------
+
+def _float_dtype(*arrays):
+    """float32 only when every array is float32 (an explicit opt-in); float64 otherwise."""
+    if all(a.dtype == np.float32 for a in arrays):
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def _check_chain(node_scores, edge_scores, lengths):
+    """Validate shapes of a chain batch; return (node, edge, lengths, per_position, dtype)."""
+    node = np.asarray(node_scores)
+    edge = np.asarray(edge_scores)
+    if node.ndim != 3:
+        raise DataError(f"node_scores must have shape (B, T, K); got shape {node.shape}")
+    B, T, K = node.shape
+    if B == 0 or T == 0 or K == 0:
+        raise DataError(f"node_scores must have B, T, K >= 1; got shape {node.shape}")
+    if not (np.issubdtype(node.dtype, np.number) and np.issubdtype(edge.dtype, np.number)):
+        raise DataError(f"node_scores and edge_scores must be numeric; got dtypes {node.dtype}, {edge.dtype}")
+    if edge.shape == (K, K):
+        per_position = False
+    elif edge.shape == (B, T - 1, K, K):
+        per_position = True
+    else:
+        raise DataError(f"edge_scores must have shape (K, K) = {(K, K)} or (B, T-1, K, K) = {(B, T - 1, K, K)}; "
+                        f"got shape {edge.shape}")
+    L = np.asarray(lengths)
+    if L.shape != (B,) or not np.issubdtype(L.dtype, np.integer):
+        raise DataError(f"lengths must be an integer array of shape (B,) = ({B},); got shape {L.shape}, "
+                        f"dtype {L.dtype}")
+    if L.min() < 1 or L.max() > T:
+        bad = int(np.flatnonzero((L < 1) | (L > T))[0])
+        raise DataError(f"lengths[{bad}] = {int(L[bad])} is outside [1, T = {T}]; every sequence needs at least "
+                        f"one position and fits in node_scores")
+    dtype = _float_dtype(node, edge)
+    return node, edge, L.astype(np.intp), per_position, dtype
+
+
+class _Layout:
+    """A chain batch sorted by decreasing length and transposed so that examples are the innermost axis.
+
+    Attributes
+    ----------
+    order : ndarray (B,) or None
+        ``order[i]`` is the original index of sorted example i (None: the batch was already sorted).
+    lengths : ndarray (B,)
+        Sorted lengths.
+    n_active : ndarray (T,)
+        ``n_active[t]`` = number of sequences with length > t; they are the prefix ``[:n_active[t]]``.
+    node : ndarray (T, K, B)
+    edge : ndarray (K, K, 1) when shared, (T-1, K, K, B) when per position
+    """
+
+    def __init__(self, node, edge, L, per_position, dtype):
+        B, T, K = node.shape
+        self.B, self.T, self.K, self.dtype = B, T, K, dtype
+        self.per_position = per_position
+        if B > 1 and np.any(L[1:] > L[:-1]):
+            self.order = np.argsort(-L, kind="stable")
+            node = node[self.order]
+            if per_position:
+                edge = edge[self.order]
+        else:
+            self.order = None
+        self.lengths = L if self.order is None else L[self.order]
+        counts = np.bincount(self.lengths, minlength=T + 1)
+        self.n_active = B - np.cumsum(counts)[:T]
+        self.node = np.empty((T, K, B), dtype)
+        np.copyto(self.node, node.transpose(1, 2, 0), casting="unsafe")
+        if per_position:
+            self.edge = np.empty((T - 1, K, K, B), dtype)
+            np.copyto(self.edge, edge.transpose(1, 2, 3, 0), casting="unsafe")
+        else:
+            self.edge = np.ascontiguousarray(edge, dtype=dtype)[:, :, None]
+
+    def edge_at(self, t, n):
+        """Edge scores between positions t and t+1 for the first n sorted examples, shape (K, K, 1 or n)."""
+        return self.edge[t, :, :, :n] if self.per_position else self.edge
+
+    def unsort(self, x, axis=0):
+        """Undo the length sort along ``axis`` (a copy in original example order)."""
+        if self.order is None:
+            return x
+        out = np.empty_like(x)
+        idx = [slice(None)] * x.ndim
+        idx[axis] = self.order
+        out[tuple(idx)] = x
+        return out
+
+
+class _Scratch:
+    """Reusable flat buffers so the per-step kernels allocate nothing."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self._bufs = {}
+
+    def get(self, name, shape):
+        size = int(np.prod(shape))
+        buf = self._bufs.get(name)
+        if buf is None or buf.size < size:
+            buf = self._bufs[name] = np.empty(max(size, 1), self.dtype)
+        return buf[:size].reshape(shape)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# one recursion step, (K, n) -> (K, n), over the previous label (first axis)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _max_step(prev, edge, out, scratch):
+    """out[b, i] = max_a prev[a, i] + edge[a, b, i]  (edge (K, K, 1) broadcast over examples, or (K, K, n)).
+
+    The candidate block (K, K, n) is formed and max-reduced over its first axis in chunks of previous labels that
+    fit ``_CAND_BUDGET`` bytes.
+    """
+    K, n = prev.shape
+    chunk = max(1, min(K, _CAND_BUDGET // max(1, K * n * prev.itemsize)))
+    if chunk >= K:
+        cand = scratch.get("cand", (K, K, n))
+        np.add(prev[:, None, :], edge, out=cand)
+        np.maximum.reduce(cand, axis=0, out=out)
+        return
+    tmp = scratch.get("tmp", (K, n))
+    for a0 in range(0, K, chunk):  # chunks of previous labels: cache blocking, ceil(K / chunk) iterations
+        a1 = min(K, a0 + chunk)
+        if a1 - a0 == 1:
+            np.add(prev[a0][None, :], edge[a0], out=out if a0 == 0 else tmp)
+        else:
+            cand = scratch.get("cand", (a1 - a0, K, n))
+            np.add(prev[a0:a1, None, :], edge[a0:a1], out=cand)
+            np.maximum.reduce(cand, axis=0, out=out if a0 == 0 else tmp)
+        if a0 > 0:
+            np.maximum(out, tmp, out=out)
+
+
+def _logsumexp_step(prev, edge, out, scratch):
+    """out[b, i] = log Σ_a exp(prev[a, i] + edge[a, b, i]), stable (max-shifted); -inf when every term is -inf."""
+    K, n = prev.shape
+    cand = scratch.get("cand", (K, K, n))
+    np.add(prev[:, None, :], edge, out=cand)
+    m = np.maximum.reduce(cand, axis=0)
+    m[~np.isfinite(m)] = 0.0  # all -inf (or inf/nan): shifting by 0 keeps -inf as -inf instead of nan
+    cand -= m
+    np.exp(cand, out=cand)
+    np.add.reduce(cand, axis=0, out=out)
+    np.log(out, out=out)
+    out += m
+
+
+def _first_argmax0(c):
+    """Index of the first maximum along axis 0 of ``c`` (K, n), as intp (n,).
+
+    ``argmax`` over a non-last axis makes numpy copy to a transposed layout; instead the positions equal to the
+    maximum get code K - a and a max-reduction over the first axis returns the smallest such a. Rows that are all NaN
+    (only possible with NaN scores inside a length) get index K - 1, a valid label.
+    """
+    K = c.shape[0]
+    m = np.maximum.reduce(c, axis=0)
+    code_dtype = np.int8 if K < 127 else np.int32
+    codes = np.arange(K, 0, -1, dtype=code_dtype)[:, None]
+    code = np.maximum.reduce(np.multiply(c == m, codes, dtype=code_dtype), axis=0)
+    idx = K - code.astype(np.intp)
+    np.minimum(idx, K - 1, out=idx)
+    return idx
+
+
+def _max_forward(lay, scratch):
+    """δ_t(k) = max over labelings of positions 0..t ending in k (T, K, B); columns past a length are garbage."""
+    T, K, B = lay.T, lay.K, lay.B
+    delta = np.empty((T, K, B), lay.dtype)
+    delta[0] = lay.node[0]
+    for t in range(1, T):
+        n = int(lay.n_active[t])
+        if n == 0:
+            break
+        out = delta[t, :, :n]
+        _max_step(delta[t - 1, :, :n], lay.edge_at(t - 1, n), out, scratch)
+        out += lay.node[t, :, :n]
+    return delta
+
+
+def _gather_last(x, lay):
+    """x[L_b - 1, :, b] for every sorted example b, shape (B, K)."""
+    return x[lay.lengths - 1, :, np.arange(lay.B)]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# public kernels
+# ----------------------------------------------------------------------------------------------------------------
+
+def viterbi(node_scores, edge_scores, lengths):
+    """Best labeling of every chain in a padded batch (max-sum dynamic programming, vectorised over the batch).
+
+    Parameters
+    ----------
+    node_scores : array_like, shape (B, T, K)
+        ``node_scores[b, t, k]`` scores label k at position t of sequence b; entries at ``t >= lengths[b]`` are
+        ignored.
+    edge_scores : array_like, shape (K, K) or (B, T-1, K, K)
+        ``edge_scores[a, c]`` scores label a at t followed by c at t+1, shared by all positions and sequences; or
+        ``edge_scores[b, t, a, c]`` per sequence and position.
+    lengths : array_like of int, shape (B,)
+        Sequence lengths, each in [1, T].
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (B, T)
+        An optimal labeling per sequence, -1 past its length. Among tied optima the backtracking prefers, at every
+        step, the smallest predecessor label.
+    scores : ndarray of float64, shape (B,)
+        The optimal total scores max_y s(y).
+
+    Notes
+    -----
+    This is the separation oracle of the M³N cutting-plane method (Zhu, Xing & Zhang, KDD 2009, Algorithm 1) when
+    applied to ``loss_augment(node_scores, Y)``. Cost O(B T K²) in vectorised steps, no Python loop over examples or
+    labels (the loop over previous labels is chunked for cache only when a (K, K, B) block exceeds the L2 budget).
+    """
+    node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
+    lay = _Layout(node, edge, L, per_position, dtype)
+    scratch = _Scratch(dtype)
+    B, T, K = lay.B, lay.T, lay.K
+    delta = _max_forward(lay, scratch)
+
+    final = _gather_last(delta, lay)  # (B, K)
+    last = _first_argmax0(final.T)
+    cols = np.arange(B)
+    y = np.empty((T, B), np.intp)
+    y[lay.lengths - 1, cols] = last
+    for t in range(T - 2, -1, -1):
+        n = int(lay.n_active[t + 1])  # sequences whose position t+1 exists, i.e. t < L - 1
+        if n == 0:
+            continue
+        nxt = y[t + 1, :n]
+        if per_position:
+            e = lay.edge[t][:, nxt, cols[:n]]  # (K, n): edge[t, a, y_{t+1}] for each example
+        else:
+            e = np.take(lay.edge[:, :, 0], nxt, axis=1)
+        y[t, :n] = _first_argmax0(delta[t, :, :n] + e)
+
+    labels = y.T.astype(np.int64)
+    labels[np.arange(T)[None, :] >= lay.lengths[:, None]] = -1
+    labels = lay.unsort(labels)
+    if dtype == np.float64:
+        scores = lay.unsort(final[cols, last])
+    else:
+        scores = _path_scores(node, edge, L, labels, per_position)
+    return labels, scores
+
+
+def _path_scores(node, edge, L, labels, per_position):
+    """Float64 score of given labelings (B, T) (-1 padded) of a chain batch, shape (B,)."""
+    B, T, K = node.shape
+    y = np.where(labels >= 0, labels, 0)
+    inside = labels >= 0
+    ns = np.take_along_axis(node, y[:, :, None], axis=2)[:, :, 0].astype(np.float64)
+    total = np.where(inside, ns, 0.0).sum(axis=1)
+    if T > 1:
+        both = inside[:, :-1] & inside[:, 1:]
+        if per_position:
+            es = edge[np.arange(B)[:, None], np.arange(T - 1)[None, :], y[:, :-1], y[:, 1:]]
+        else:
+            es = edge[y[:, :-1], y[:, 1:]]
+        total += np.where(both, es.astype(np.float64), 0.0).sum(axis=1)
+    return total
+
+
+def loss_augment(node_scores, Y, weight=1.0):
+    """Add the weighted Hamming loss to the node scores, so that ``viterbi`` of the result is loss-augmented decoding.
+
+    Parameters
+    ----------
+    node_scores : array_like, shape (B, T, K)
+    Y : array_like of int, shape (B, T)
+        Gold labels, -1 where unobserved (hidden labels, PoMEN) or padding: such positions get no loss.
+    weight : float
+        Loss weight (the Hamming loss Δℓᵢ(y) = Σ_t 1[y_t ≠ yᵢ_t] of the M³N margin, KDD 2009 eq. P0, times weight).
+
+    Returns
+    -------
+    ndarray, shape (B, T, K)
+        New array ``node_scores + weight·1[k ≠ Y[b, t]]`` at positions with ``Y >= 0`` (float64, or float32 when
+        ``node_scores`` is float32).
+    """
+    node = np.asarray(node_scores)
+    Yi = np.asarray(Y)
+    if node.ndim != 3:
+        raise DataError(f"node_scores must have shape (B, T, K); got shape {node.shape}")
+    B, T, K = node.shape
+    if Yi.shape != (B, T) or not np.issubdtype(Yi.dtype, np.integer):
+        raise DataError(f"Y must be an integer array of shape (B, T) = {(B, T)}; got shape {Yi.shape}, "
+                        f"dtype {Yi.dtype}")
+    if Yi.size and (Yi.min() < -1 or Yi.max() >= K):
+        bad = np.argwhere((Yi < -1) | (Yi >= K))[0]
+        raise DataError(f"Y[{bad[0]}, {bad[1]}] = {int(Yi[tuple(bad)])} is outside [-1, K = {K}); use -1 for "
+                        f"unobserved or padding positions")
+    w = float(weight)
+    if not np.isfinite(w):
+        raise ParameterError(f"weight must be a finite float; got {weight!r}")
+    dtype = np.float32 if node.dtype == np.float32 else np.float64
+    wrong = (np.arange(K) != Yi[:, :, None]) & (Yi[:, :, None] >= 0)
+    return node.astype(dtype, copy=True) + dtype(w) * wrong.astype(dtype)
+
+
+def forward_backward(node_scores, edge_scores, lengths):
+    """Marginals and log-partition of the Gibbs distribution p(y) ∝ exp s(y) of every chain (sum-product, log space).
+
+    Parameters
+    ----------
+    node_scores, edge_scores, lengths
+        As for :func:`viterbi`.
+
+    Returns
+    -------
+    node_marginals : ndarray, shape (B, T, K)
+        p(y_t = k); zero past each length.
+    edge_marginals : ndarray, shape (B, T-1, K, K)
+        p(y_t = a, y_{t+1} = c); zero for t >= length - 1.
+    log_partition : ndarray, shape (B,)
+        log Σ_y exp s(y) (``-inf`` when every labeling scores ``-inf``; its marginals are then zero).
+
+    Notes
+    -----
+    Forward messages α and backward messages β are combined with max-shifted log-sum-exp, so scores of any
+    magnitude (and ``-inf`` for forbidden labels or transitions) are handled without overflow.
+    """
+    node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
+    lay = _Layout(node, edge, L, per_position, np.dtype(np.float64))
+    scratch = _Scratch(np.dtype(np.float64))
+    B, T, K = lay.B, lay.T, lay.K
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        alpha = np.empty((T, K, B))
+        alpha[0] = lay.node[0]
+        for t in range(1, T):
+            n = int(lay.n_active[t])
+            if n == 0:
+                break
+            _logsumexp_step(alpha[t - 1, :, :n], lay.edge_at(t - 1, n), alpha[t, :, :n], scratch)
+            alpha[t, :, :n] += lay.node[t, :, :n]
+        last = _gather_last(alpha, lay)  # (B, K)
+        m = last.max(axis=1)
+        m_safe = np.where(np.isfinite(m), m, 0.0)
+        log_z = np.log(np.exp(last - m_safe[:, None]).sum(axis=1)) + m_safe
+
+        beta = np.zeros((T, K, B))  # β_{L-1} = 0 stays for every sequence
+        for t in range(T - 2, -1, -1):
+            n = int(lay.n_active[t + 1])
+            if n == 0:
+                continue
+            nxt = lay.node[t + 1, :, :n] + beta[t + 1, :, :n]
+            _logsumexp_step(nxt, lay.edge_at(t, n).swapaxes(0, 1), beta[t, :, :n], scratch)
+
+        inside = np.arange(T)[:, None] < lay.lengths[None, :]  # (T, B)
+        finite_z = np.isfinite(log_z)
+        z_safe = np.where(finite_z, log_z, 0.0)
+        node_marg = np.exp(alpha + beta - z_safe)
+        node_marg[~np.broadcast_to((inside & finite_z)[:, None, :], node_marg.shape)] = 0.0
+
+        edge_marg = np.zeros((max(T - 1, 0), K, K, B))
+        for t in range(T - 1):
+            n = int(lay.n_active[t + 1])
+            if n == 0:
+                break
+            em = (alpha[t, :, None, :n] + lay.edge_at(t, n)
+                  + (lay.node[t + 1, :, :n] + beta[t + 1, :, :n])[None, :, :] - z_safe[:n])
+            np.exp(em, out=edge_marg[t, :, :, :n])
+        edge_marg[:, :, :, ~finite_z] = 0.0
+    node_marg = lay.unsort(np.ascontiguousarray(node_marg.transpose(2, 0, 1)))
+    edge_marg = lay.unsort(np.ascontiguousarray(edge_marg.transpose(3, 0, 1, 2)))
+    return node_marg, edge_marg, lay.unsort(log_z)
+
+
+def max_marginals(node_scores, edge_scores, lengths):
+    """Max-marginals: for every position and label, the best total score of a labeling that passes through it.
+
+    Parameters
+    ----------
+    node_scores, edge_scores, lengths
+        As for :func:`viterbi`.
+
+    Returns
+    -------
+    ndarray of float64, shape (B, T, K)
+        ``mm[b, t, k] = max_{y : y_t = k} s(y)`` (max-product forward pass plus backward pass); ``-inf`` past each
+        length (no labeling reaches those positions). ``mm[b, t].max()`` equals the Viterbi score for every t inside.
+    """
+    node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
+    lay = _Layout(node, edge, L, per_position, np.dtype(np.float64))
+    scratch = _Scratch(np.dtype(np.float64))
+    B, T, K = lay.B, lay.T, lay.K
+    alpha = _max_forward(lay, scratch)
+    beta = np.zeros((T, K, B))
+    for t in range(T - 2, -1, -1):
+        n = int(lay.n_active[t + 1])
+        if n == 0:
+            continue
+        nxt = lay.node[t + 1, :, :n] + beta[t + 1, :, :n]
+        _max_step(nxt, lay.edge_at(t, n).swapaxes(0, 1), beta[t, :, :n], scratch)
+    mm = alpha + beta
+    inside = np.arange(T)[:, None] < lay.lengths[None, :]
+    mm[~np.broadcast_to(inside[:, None, :], mm.shape)] = -np.inf
+    return lay.unsort(np.ascontiguousarray(mm.transpose(2, 0, 1)))
+
+
+def viterbi_topk(node_scores, edge_scores, lengths, k):
+    """The k best labelings of every chain (list Viterbi: the k best partial scores per position and label).
+
+    Parameters
+    ----------
+    node_scores, edge_scores, lengths
+        As for :func:`viterbi`.
+    k : int
+        Number of labelings per sequence, >= 1.
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (B, k, T)
+        ``labels[b, j]`` is the (j+1)-th best labeling of sequence b, -1 past its length. When the sequence has fewer
+        than k labelings of finite score (K^L < k, or ``-inf`` scores), the missing rows are all -1.
+    scores : ndarray of float64, shape (B, k)
+        Their scores, non-increasing along j; ``-inf`` for missing rows.
+
+    Notes
+    -----
+    Each (position, label) keeps a sorted list of its k best partial scores with back-pointers (previous label,
+    rank), so the returned labelings are distinct. Cost O(B T K² k log(K k)); vectorised over the batch and labels.
+    """
+    node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ParameterError(f"k must be an int >= 1; got {k!r}")
+    k = int(k)
+    B, T, K = node.shape
+    order = np.argsort(-L, kind="stable")
+    Ls = L[order]
+    ns = node[order].astype(np.float64)
+    if per_position:
+        es = edge[order].astype(np.float64).swapaxes(2, 3)  # (B, T-1, K_next, K_prev)
+    else:
+        es = np.ascontiguousarray(edge.T, dtype=np.float64)  # (K_next, K_prev)
+    n_active = B - np.cumsum(np.bincount(Ls, minlength=T + 1))[:T]
+
+    # top[t] (B, K, k): k best scores of partial labelings ending in label c at t; back[t] their flat (prev, rank)
+    top = np.full((T, B, K, k), -np.inf)
+    back = np.zeros((T, B, K, k), np.intp)
+    top[0, :, :, 0] = ns[:, 0, :]
+    for t in range(1, T):
+        n = int(n_active[t])
+        if n == 0:
+            break
+        e = es[:n, t - 1, :, :, None] if per_position else es[None, :, :, None]
+        cand = (top[t - 1, :n, None, :, :] + e).reshape(n, K, K * k)  # (n, K_next, K_prev·k)
+        idx = np.argsort(-cand, axis=2, kind="stable")[:, :, :k]
+        top[t, :n] = np.take_along_axis(cand, idx, axis=2) + ns[:n, t, :, None]
+        back[t, :n] = idx
+
+    rows = np.arange(B)
+    final = top[Ls - 1, rows].reshape(B, K * k)
+    idx = np.argsort(-final, axis=1, kind="stable")[:, :k]  # (B, k) flat (label, rank)
+    scores = np.take_along_axis(final, idx, axis=1)
+    lab, rank = idx // k, idx % k
+    y = np.full((T, B, k), -1, np.intp)
+    y[Ls - 1, rows] = lab
+    for t in range(T - 1, 0, -1):
+        n = int(n_active[t])  # sequences for which position t exists: step from t to t-1
+        if n == 0:
+            continue
+        flat = back[t, rows[:n, None], lab[:n], rank[:n]]
+        lab[:n], rank[:n] = flat // k, flat % k
+        y[t - 1, :n] = lab[:n]
+    labels = y.transpose(1, 2, 0).astype(np.int64)  # (B, k, T)
+    labels[np.broadcast_to((np.arange(T)[None, None, :] >= Ls[:, None, None]), labels.shape)] = -1
+    missing = ~np.isfinite(scores) | np.isnan(scores)
+    labels[missing] = -1
+    scores = np.where(missing, -np.inf, scores)
+    out_labels = np.empty_like(labels)
+    out_scores = np.empty_like(scores)
+    out_labels[order] = labels
+    out_scores[order] = scores
+    return out_labels, out_scores
