@@ -1,2 +1,28 @@
-"""mmprog: max-margin structured prediction as explicit mathematical programs."""
+"""mmprog: max-margin structured prediction where every learning problem is an explicit mathematical program.
+
+Quick use::
+
+    import mmprog
+    ds = mmprog.datasets.synthetic_chain(n_instances=200, seed=0)
+    res = mmprog.fit(ds, program="l1m3n", C=1.0)
+    res.export("p1.lp")
+"""
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # lazy: importing mmprog stays cheap (no Pyomo) for the inference kernels and the data loaders
+    if name == "fit":
+        from .api import fit
+        return fit
+    if name == "load":
+        from .result import load
+        return load
+    if name in ("M3N", "LInfMaxMargin", "StructuredEstimator"):
+        from . import estimators
+        return getattr(estimators, name)
+    if name in ("datasets", "features", "inference", "metrics", "programs", "solvers", "duality", "oracle",
+                "cutting_plane", "result", "export", "estimators", "projections"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'mmprog' has no attribute {name!r}")

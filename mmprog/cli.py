@@ -1,4 +1,269 @@
+"""The ``mmprog`` command line: train, predict, evaluate, export, solvers, data, demo (and more as programs land).
+
+Data are given as a loader name and a path or generator parameters, e.g. ``--data ocr:../shared/data/ocr_letters/letters.npz``,
+``--data tsv:my.tsv``, ``--data synthetic:seed=0,n_instances=200`` (``mmprog data`` lists them).
+Every command takes ``--json`` for machine-readable output. Errors are one line on stderr with exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+import numpy as np
+
+from . import __version__
+from .exceptions import MMProgError
+
+_EXTRA_COMMANDS = {}
+
+
+def command(name, help_):
+    """Register an extra sub-command: ``fn(subparser)`` adds arguments, returns the handler ``handler(args)``."""
+    def deco(fn):
+        _EXTRA_COMMANDS[name] = (help_, fn)
+        return fn
+    return deco
+
+
+def _print(obj, as_json):
+    if as_json:
+        print(json.dumps(obj, indent=1, default=_json_default))
+    elif isinstance(obj, str):
+        print(obj)
+    else:
+        print(json.dumps(obj, indent=1, default=_json_default))
+
+
+def _json_default(o):
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, np.generic):
+        return o.item()
+    return str(o)
+
+
+def load_data(spec, train_fold=None, part="train"):
+    """Load a data spec; with ``train_fold`` split by the source's fold ids (train = that fold, test = the rest)."""
+    from .datasets.registry import load_spec
+    ds = load_spec(spec)
+    if train_fold is None:
+        return ds
+    if getattr(ds, "fold_ids", None) is None:
+        raise MMProgError(f"--train-fold given but {spec!r} defines no folds; drop --train-fold")
+    mask = np.asarray(ds.fold_ids) == int(train_fold)
+    return ds[np.nonzero(mask if part == "train" else ~mask)[0]]
+
+
+def table(rows, columns):
+    """Plain-text table of dict rows."""
+    widths = [max(len(c), *(len(_fmt(r.get(c))) for r in rows)) if rows else len(c) for c in columns]
+    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)), "  ".join("-" * w for w in widths)]
+    for r in rows:
+        out.append("  ".join(_fmt(r.get(c)).ljust(w) for c, w in zip(columns, widths)))
+    return "\n".join(out)
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return "" if v is None else str(v)
+
+
+# ----------------------------------------------------------------------------------------------- commands
+def cmd_train(args):
+    import mmprog
+    ds = load_data(args.data, args.train_fold, "train")
+    extra = dict(kv.split("=", 1) for kv in args.param or [])
+    extra = {k: _parse_value(v) for k, v in extra.items()}
+    show = None
+    if args.show_every or args.at_iter:
+        from .inspect import show_model
+
+        def show(model, rec):
+            if args.show_every and rec.iteration % args.show_every == 0:
+                print(show_model(model), file=sys.stderr)
+    res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+                     max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
+                     client=args.client, show=show, show_every=args.show_every, progress=not args.json,
+                     **extra)
+    out = res.summary()
+    out["train"] = res.evaluate(ds)
+    if args.test:
+        out["test"] = res.evaluate(load_data(args.test))
+    elif args.train_fold is not None:
+        out["test"] = res.evaluate(load_data(args.data, args.train_fold, "test"))
+    if args.out:
+        out["saved"] = res.save(args.out)
+    if args.export:
+        out["exported"] = res.export(args.export)
+    _print(out, args.json)
+
+
+def cmd_predict(args):
+    import mmprog
+    pred = mmprog.load(args.model)
+    ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
+    labels = pred.predict(ds)
+    names = pred.label_names
+    rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]
+    if args.json:
+        _print(rows, True)
+    else:
+        for r in rows:
+            print(" ".join(map(str, r)))
+
+
+def cmd_evaluate(args):
+    import mmprog
+    pred = mmprog.load(args.model)
+    ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
+    _print(pred.evaluate(ds), args.json)
+
+
+def cmd_export(args):
+    import mmprog
+    ds = load_data(args.data, args.train_fold, "train")
+    extra = {k: _parse_value(v) for k, v in (kv.split("=", 1) for kv in args.param or [])}
+    if args.at_iter:
+        res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+                         max_iter=args.at_iter, **extra)
+    else:
+        res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+                         max_iter=args.max_iter, **extra)
+    path = res.export(args.out)
+    _print({"written": path, "n_iter": res.n_iter, "n_cuts": res.n_cuts,
+            "primal_objective": res.primal_objective}, args.json)
+
+
+def cmd_solvers(args):
+    from .solvers import table as solver_table
+    rows = solver_table()
+    if args.json:
+        _print(rows, True)
+    else:
+        cols = list(rows[0].keys()) if rows else []
+        print(table(rows, cols))
+
+
+def cmd_data(args):
+    from .datasets.registry import describe_loaders
+    rows = describe_loaders()
+    if args.json:
+        _print(rows, True)
+    else:
+        print(table(rows, list(rows[0].keys())))
+
+
+def cmd_demo(args):
+    from .demo import main as demo_main
+    return demo_main(json_out=args.json, data_root=args.data_root, quick=args.quick)
+
+
+def _parse_value(v):
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(v.lower(), v)
+
+
+def _train_args(p, with_out=True):
+    p.add_argument("--data", required=True, help="data spec, e.g. synthetic:seed=0 or ocr:PATH (see `mmprog data`)")
+    p.add_argument("--train-fold", type=int, default=None, help="train on this fold of the source, test on the rest")
+    p.add_argument("--program", default="m3n", help="registered program (m3n, l1m3n, ...)")
+    p.add_argument("--C", type=float, default=1.0, help="slack weight, n-slack scale")
+    p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
+    p.add_argument("--slack", default="n", choices=["n", "one"])
+    p.add_argument("--eps", type=float, default=1e-3)
+    p.add_argument("--max-iter", type=int, default=500)
+    p.add_argument("--param", action="append", metavar="NAME=VALUE", help="program parameter (repeatable)")
+
+
+def build_parser():
+    ap = argparse.ArgumentParser(prog="mmprog", description=__doc__.splitlines()[0])
+    ap.add_argument("--version", action="version", version=f"mmprog {__version__}")
+    ap.add_argument("-v", "--verbose", action="store_true", help="log the cutting-plane progress table")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("train", help="train a program on data; prints the run summary")
+    _train_args(p)
+    p.add_argument("--test", default=None, help="data spec of a test set")
+    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
+    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--client", default=None, help="dask scheduler address for --oracle dask")
+    p.add_argument("--show-every", type=int, default=None, help="print the master's structure every N rounds")
+    p.add_argument("--at-iter", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", default=None, help="save the model as OUT.json + OUT.npz")
+    p.add_argument("--export", default=None, help="write the final master (.lp, .mps, .nl, .gms)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_train)
+
+    for name, fn, help_ in (("predict", cmd_predict, "predict with a saved model"),
+                            ("evaluate", cmd_evaluate, "evaluate a saved model")):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("--model", required=True, help="saved model (PATH.json with PATH.npz beside it)")
+        p.add_argument("--data", required=True)
+        p.add_argument("--train-fold", type=int, default=None, help="use the other folds of the source as test data")
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(fn=fn)
+
+    p = sub.add_parser("export", help="train and write the master program (.lp, .mps, .nl, .gms)")
+    _train_args(p)
+    p.add_argument("--out", required=True, help="file to write; the extension picks the format")
+    p.add_argument("--at-iter", type=int, default=None, help="stop after this many rounds and write the master then")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_export)
+
+    p = sub.add_parser("solvers", help="list the solver registry: classes, duals, persistence, availability")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_solvers)
+
+    p = sub.add_parser("data", help="list the data loaders and generators")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_data)
+
+    p = sub.add_parser("demo", help="the main job: P0 and P1, n-slack and 1-slack, on synthetic data and OCR")
+    p.add_argument("--data-root", default=None, help="folder with the real datasets (default ../shared/data)")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_demo)
+
+    _load_extra_commands()
+    for name, (help_, fn) in _EXTRA_COMMANDS.items():
+        p = sub.add_parser(name, help=help_)
+        p.set_defaults(fn=fn(p))
+    return ap
+
+
+def _load_extra_commands():
+    """Sub-commands that live beside their subject (verify, show, reproduce): imported if present."""
+    import importlib
+    for mod in ("mmprog.duality_cli", "mmprog.reproduce"):
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:
+                raise
+
+
 def main(argv=None):
-    import sys
-    print("mmprog", __import__("mmprog").__version__)
-    return 0
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    try:
+        rc = args.fn(args)
+    except MMProgError as e:
+        print(f"mmprog: error: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+        print(f"mmprog: error: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m mmprog.bench NAME`` (speed lives here, never in timed tests)."""

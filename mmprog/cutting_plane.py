@@ -1,0 +1,261 @@
+"""The generic cutting-plane loop (Algorithm 1 of Zhu, Xing & Zhang, KDD 2009; the 1-slack form of Joachims,
+Finley & Yu, 2009).
+
+One round: the oracle finds every example's most violated labeling at the current w; the full objective at w is
+an upper bound, the master's optimum on its working set a lower bound; the violated cuts are appended to the
+existing Pyomo model (never rebuilt) and the master is re-solved — through a persistent solver interface where the
+solver has one. The loop knows programs, oracles and solvers only through their small interfaces.
+
+Stopping (one ``should_stop``): n-slack — no example violates its constraint by more than ε (Hᵢ(w) − ξᵢ ≤ ε);
+1-slack — R_emp(w) − R_working-set(w) < ε with both risks averaged over examples; or ``max_iter``; or the
+wall-clock ``time_limit``. The reason is reported as the termination.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .cuts import Cuts
+from .exceptions import ParameterError, check_param
+from .programs.base import Dims
+
+log = logging.getLogger("mmprog.cutting_plane")
+
+
+@dataclass
+class IterationRecord:
+    """One row of the history (and of the progress table)."""
+
+    iteration: int
+    objective: float          # master optimum after this round's solve (n-slack scale)
+    lower_bound: float        # best master optimum so far
+    upper_bound: float        # best full objective seen at an oracle call
+    gap: float                # (upper − lower) / max(1, |upper|)
+    max_violation: float
+    n_cuts: int
+    n_active: int
+    new_cuts: int
+    oracle_time: float
+    pyomo_time: float
+    solver_time: float
+    elapsed: float
+
+
+@dataclass
+class EngineRun:
+    """What :func:`run` returns; :class:`mmprog.result.Result` wraps it for users."""
+
+    model: object
+    solution: object
+    history: list = field(default_factory=list)
+    termination: str = "max_iter"
+    n_iter: int = 0
+    timings: dict = field(default_factory=dict)
+    upper_bound: float = np.inf
+    snapshots: dict = field(default_factory=dict)
+
+
+class _Progress:
+    """Progress line on a terminal for long runs (iteration, objective, gap, cuts, elapsed)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled and sys.stderr.isatty()
+
+    def update(self, rec):
+        if self.enabled:
+            sys.stderr.write(f"\r it {rec.iteration:4d}  obj {rec.objective:12.6g}  gap {rec.gap:9.2e}  "
+                             f"cuts {rec.n_cuts:6d}  {rec.elapsed:7.1f}s ")
+            sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit):
+    """The one stopping rule; returns the termination reason or None."""
+    if max_violation <= eps:
+        return "converged"
+    if iteration >= max_iter:
+        return "max_iter"
+    if time_limit is not None and elapsed >= time_limit:
+        return "time_limit"
+    return None
+
+
+def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
+        drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
+        solve_options=None):
+    """Run the cutting-plane loop.
+
+    Parameters
+    ----------
+    program : Program
+        The master program (built here unless ``model`` is given).
+    oracle : Oracle
+        Separation oracle over the training data.
+    solver : Solver
+        From :func:`mmprog.solvers.get_solver`; checked against the program's class before any work.
+    slack : {"n", "one"}
+        n-slack (a working set per example) or 1-slack (one aggregated cut per round).
+    eps : float
+        Tolerance on the constraint violation (n-slack: per example; 1-slack: on the averaged risk).
+    max_iter : int
+        Cap on rounds.
+    time_limit : float, optional
+        Wall-clock seconds.
+    drop_after : int, optional
+        Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds.
+    w0 : ndarray, shape (dim,), optional
+        Starting point for the first separation (default 0).
+    model : ConcreteModel, optional
+        Continue growing an existing master (e.g. the next EM round); its working set is kept.
+    show_every : int, optional
+        Call ``show(model, record)`` every this many rounds (``mmprog train --show-every``).
+    snapshot_iters : iterable of int
+        Rounds after which the model is written out by ``show`` callbacks (``--at-iter``).
+
+    Returns
+    -------
+    EngineRun
+    """
+    check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
+    check_param("eps", eps, isinstance(eps, (int, float)) and eps > 0, "a float > 0")
+    check_param("max_iter", max_iter, isinstance(max_iter, (int, np.integer)) and max_iter >= 1, "an int >= 1")
+    if time_limit is not None:
+        check_param("time_limit", time_limit, time_limit > 0, "a number of seconds > 0 or None")
+    fmap, prepared = oracle.fmap, oracle.prepared
+    n = prepared.n
+    if n == 0:
+        raise ParameterError("the training set is empty; give at least one example")
+    n_slacks = n if slack == "n" else 1
+    dims = Dims(n=n, dim=fmap.dim, n_slacks=n_slacks, groups=fmap.groups, group_names=fmap.group_names)
+    t_start = time.perf_counter()
+    timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0}
+    t0 = time.perf_counter()
+    if model is None:
+        solver.require(program.problem_class)
+        model = program.build(dims)
+    timings["pyomo"] += time.perf_counter() - t0
+    handle = None
+    w = np.zeros(fmap.dim) if w0 is None else np.asarray(w0, dtype=np.float64)
+    xi = np.zeros(n_slacks)
+    solution = None
+    if model.ws.size:
+        t0 = time.perf_counter()
+        status = _solve(program, model, solver, [], None, solve_options)
+        timings["solver"] += status.solver_time
+        timings["pyomo"] += time.perf_counter() - t0 - status.solver_time
+        solution = program.read_solution(model)
+        w, xi = solution.w, solution.xi
+    lower, upper = (solution.objective if solution else 0.0), np.inf
+    history = []
+    zero_rounds = np.zeros(0, dtype=np.int64)
+    termination = "max_iter"
+    progress_bar = _Progress(progress)
+    log.info("%5s %14s %14s %14s %10s %10s %6s %8s %8s %8s", "iter", "objective", "lower", "upper", "gap",
+             "max viol", "cuts", "oracle", "pyomo", "solver")
+    it = 0
+    while True:
+        it += 1
+        t0 = time.perf_counter()
+        cuts, hinge = oracle.separate(w)
+        hinge = np.maximum(hinge, 0.0)
+        t_oracle = time.perf_counter() - t0
+        upper = min(upper, program.objective_at(w, hinge))
+        if slack == "n":
+            viol = hinge - xi[cuts.example]
+            new = cuts.select(viol > eps)
+            max_violation = float(viol.max(initial=0.0))
+        else:
+            new = Cuts.one_slack(cuts, n)
+            # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average scale
+            max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
+        elapsed = time.perf_counter() - t_start
+        stop = should_stop(max_violation, eps, it - 1, max_iter, elapsed, time_limit)
+        if stop is not None:
+            termination = stop
+            timings["oracle"] += t_oracle
+            it -= 1
+            break
+        t0 = time.perf_counter()
+        model.ws.round = it
+        added = program.add_cuts(model, new)
+        t_pyomo = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        status = _solve(program, model, solver, added, handle, solve_options)
+        handle = getattr(model, "_handle", None)
+        t_solve_total = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        solution = program.read_solution(model)
+        t_pyomo += time.perf_counter() - t0 + max(0.0, t_solve_total - status.solver_time)
+        w, xi = solution.w, solution.xi
+        lower = max(lower, solution.objective)
+        if drop_after:
+            zero_rounds = _drop_inactive(program, model, solution.alpha, zero_rounds, drop_after, drop_tol)
+        timings["oracle"] += t_oracle
+        timings["pyomo"] += t_pyomo
+        timings["solver"] += status.solver_time
+        rec = IterationRecord(
+            iteration=it, objective=solution.objective, lower_bound=lower, upper_bound=upper,
+            gap=(upper - lower) / max(1.0, abs(upper)), max_violation=max_violation, n_cuts=model.ws.size,
+            n_active=int(model.ws.active_mask().sum()), new_cuts=len(new), oracle_time=t_oracle,
+            pyomo_time=t_pyomo, solver_time=status.solver_time, elapsed=time.perf_counter() - t_start)
+        history.append(rec)
+        log.info("%5d %14.8g %14.8g %14.8g %10.3e %10.3e %6d %8.3f %8.3f %8.3f", rec.iteration, rec.objective,
+                 rec.lower_bound, rec.upper_bound, rec.gap, rec.max_violation, rec.n_cuts, rec.oracle_time,
+                 rec.pyomo_time, rec.solver_time)
+        progress_bar.update(rec)
+        if show is not None and ((show_every and it % show_every == 0) or it in snapshot_iters):
+            show(model, rec)
+    progress_bar.close()
+    if solution is None:
+        # the first separation found nothing violated: w = w0 (0) is optimal with an empty working set
+        from .programs.base import Solution
+        solution = Solution(w=w, xi=xi, alpha=np.zeros(0), objective=program.objective_at(w, hinge),
+                            dual_objective=None)
+    timings["total"] = time.perf_counter() - t_start
+    log.info("termination: %s after %d rounds, %d cuts, objective %.8g (upper bound %.8g)", termination, it,
+             model.ws.size, solution.objective, upper)
+    return EngineRun(model=model, solution=solution, history=history, termination=termination, n_iter=it,
+                     timings=timings, upper_bound=float(upper))
+
+
+def _solve(program, model, solver, added, handle, options):
+    """Re-solve the master: through the solver's persistent interface for LPs (cuts are appended to the solver's
+    copy, warm-started), otherwise a fresh solve of the Pyomo model as it stands."""
+    from .solvers import ProblemClass
+    model.solved_with = solver.name
+    if solver.persistent and program.problem_class is ProblemClass.LP:
+        if handle is None:
+            handle = solver.persistent_handle(model)
+            model._handle = handle
+            if handle is not None:
+                return handle.solve()
+        else:
+            handle.add_constraints([c for c in added if hasattr(c, "body")])
+            return handle.solve()
+    return program.solve(model, solver, options=options)
+
+
+def _drop_inactive(program, model, alpha, zero_rounds, drop_after, tol):
+    r = len(alpha)
+    zr = np.zeros(r, dtype=np.int64)
+    zr[: len(zero_rounds)] = zero_rounds
+    zr = np.where(alpha <= tol, zr + 1, 0)
+    active = model.ws.active_mask()
+    drop = np.nonzero((zr >= drop_after) & active)[0]
+    if len(drop):
+        program.drop_cuts(model, list(drop))
+        handle = getattr(model, "_handle", None)
+        if handle is not None:
+            handle.remove_constraints([model.ws.components[p] for p in drop if hasattr(model.ws.components[p], "body")])
+    return zr
+
+
+def history_as_dicts(history):
+    return [asdict(h) for h in history]

@@ -1,0 +1,293 @@
+"""The linear-chain joint feature map of the M³N papers.
+
+f(x, y) = [ Σ_t x_t ⊗ e(y_t) ,  Σ_t e(y_t) ⊗ e(y_{t+1}) ]  — state features (d·K) followed by K×K transition
+features, exactly as in Taskar et al. (2003) and Zhu, Xing & Zhang (KDD 2009, section 5). Start/stop features
+(label of the first / last position) and per-label bias features are opt-in.
+
+Layout of w (row-major blocks, in this order): ``state`` (d, K) with index j·K + k, ``transition`` (K, K) with
+index a·K + b (label a at t followed by b at t+1), then ``start`` (K,), ``stop`` (K,), ``bias`` (K,) when enabled.
+Scores are computed from w without materialising f(x, y); ΔF for a batch of labelings is built as one sparse
+product.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import DataError
+from .base import Prepared
+
+
+class ChainFeatureMap:
+    """Joint feature map for linear chains.
+
+    Parameters
+    ----------
+    n_features : int
+        Input feature width d.
+    n_labels : int
+        Number of labels K.
+    groups : ndarray of int, shape (d,), optional
+        Template group of each input feature (state features inherit it). Default: one group.
+    group_names : list of str, optional
+        One name per input group id.
+    start_stop : bool
+        Add start and stop features (K each).
+    bias : bool
+        Add per-label bias features (K).
+    """
+
+    kind = "chain"
+
+    def __init__(self, n_features, n_labels, groups=None, group_names=None, start_stop=False, bias=False):
+        self.n_features = int(n_features)
+        self.n_labels = int(n_labels)
+        self.start_stop = bool(start_stop)
+        self.bias = bool(bias)
+        d, K = self.n_features, self.n_labels
+        in_groups = np.zeros(d, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+        if in_groups.shape != (d,):
+            raise DataError(f"groups must have one entry per input feature ({d}); got shape {in_groups.shape}")
+        n_in = int(in_groups.max()) + 1 if d else 0
+        names = list(group_names) if group_names is not None else (["x"] if n_in == 1 else [f"g{g}" for g in range(n_in)])
+        if len(names) < n_in:
+            raise DataError(f"group_names has {len(names)} names but groups uses {n_in} ids")
+        names = names[:n_in]
+        self.blocks = [("state", (d, K)), ("transition", (K, K))]
+        if self.start_stop:
+            self.blocks += [("start", (K,)), ("stop", (K,))]
+        if self.bias:
+            self.blocks += [("bias", (K,))]
+        self.offsets = {}
+        off = 0
+        for name, shape in self.blocks:
+            self.offsets[name] = off
+            off += int(np.prod(shape))
+        self.dim = off
+        # state features inherit the group of their input feature; transitions (and the opt-in extras, which are
+        # also label-structure features) form the last group, "transition".
+        self.groups = np.concatenate([np.repeat(in_groups, K), np.full(self.dim - d * K, n_in, dtype=np.int64)])
+        self.group_names = names + ["transition"]
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def from_dataset(cls, dataset, **kwargs):
+        """Build the default chain map for a :class:`~mmprog.datasets.SequenceDataset`."""
+        return cls(dataset.n_features, dataset.n_labels, groups=getattr(dataset, "groups", None),
+                   group_names=getattr(dataset, "group_names", None), **kwargs)
+
+    def describe(self):
+        """JSON-able description from which :meth:`from_description` rebuilds the map."""
+        n_in = len(self.group_names) - 1
+        return {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
+                "start_stop": self.start_stop, "bias": self.bias, "group_names": self.group_names[:n_in],
+                "blocks": [[name, list(shape)] for name, shape in self.blocks]}
+
+    def state_arrays(self):
+        """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
+        K = self.n_labels
+        return {"input_groups": self.groups[: self.n_features * K: K] if K else self.groups[:0]}
+
+    @classmethod
+    def from_description(cls, desc, arrays):
+        return cls(desc["n_features"], desc["n_labels"], groups=arrays.get("input_groups"),
+                   group_names=desc.get("group_names"), start_stop=desc.get("start_stop", False),
+                   bias=desc.get("bias", False))
+
+    def weights(self, w):
+        """Split w into its named blocks (views), e.g. ``{"state": (d, K), "transition": (K, K)}``."""
+        w = np.asarray(w)
+        return {name: w[self.offsets[name]: self.offsets[name] + int(np.prod(shape))].reshape(shape)
+                for name, shape in self.blocks}
+
+    # ------------------------------------------------------------------ batches
+    def prepare(self, dataset):
+        """Stack a :class:`SequenceDataset` into one token matrix with offsets, once.
+
+        Returns
+        -------
+        Prepared
+            ``data["X"]`` (N_tokens, d) CSR or dense; ``data["offsets"]`` (n+1,); ``gold`` (n, T_max) padded -1.
+        """
+        if dataset.n_features != self.n_features:
+            raise DataError(f"dataset has {dataset.n_features} input features but the feature map expects "
+                            f"{self.n_features}; build the map from the training data's feature extractor")
+        lengths = np.asarray(dataset.lengths, dtype=np.int64)
+        n = len(lengths)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        if any(sp.issparse(x) for x in dataset.X):
+            X = sp.vstack([sp.csr_matrix(x) for x in dataset.X], format="csr", dtype=np.float64)
+        else:
+            X = np.ascontiguousarray(np.vstack(dataset.X), dtype=np.float64)
+        T = int(lengths.max()) if n else 0
+        gold = np.full((n, T), -1, dtype=np.int64)
+        pos = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
+        ex = np.repeat(np.arange(n), lengths)
+        y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in dataset.Y]) if n else np.zeros(0, np.int64)
+        if np.any(y_all >= self.n_labels):
+            raise DataError(f"dataset has labels ≥ {self.n_labels}, more than the feature map's n_labels")
+        gold[ex, pos] = y_all
+        return Prepared(n=n, lengths=lengths, gold=gold,
+                        data={"X": X, "offsets": offsets, "tok_example": ex, "tok_pos": pos})
+
+    @staticmethod
+    def _tokens(prepared, idx):
+        """Global token rows of the examples ``idx`` (in order) with their batch row and position."""
+        off = prepared.data["offsets"]
+        lengths = prepared.lengths[idx]
+        starts = off[idx]
+        total = int(lengths.sum())
+        row = np.repeat(np.arange(len(idx)), lengths)
+        first = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        pos = np.arange(total) - first
+        return starts[row] + pos, row, pos
+
+    def scores(self, w, prepared, idx=None):
+        """Node and edge scores of wᵀf for the examples ``idx``.
+
+        Returns
+        -------
+        node_scores : ndarray, shape (B, T, K)
+            Padded with zeros past each length.
+        edge_scores : ndarray, shape (K, K)
+        lengths : ndarray, shape (B,)
+        """
+        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
+        K = self.n_labels
+        blocks = self.weights(np.asarray(w, dtype=np.float64))
+        tok, row, pos = self._tokens(prepared, idx)
+        lengths = prepared.lengths[idx]
+        T = int(lengths.max()) if len(idx) else 0
+        X = prepared.data["X"]
+        node_tok = np.asarray(X[tok] @ blocks["state"])
+        if self.bias:
+            node_tok = node_tok + blocks["bias"]
+        node = np.zeros((len(idx), T, K))
+        node[row, pos] = node_tok
+        if self.start_stop:
+            node[:, 0, :] += blocks["start"]
+            node[np.arange(len(idx)), lengths - 1, :] += blocks["stop"]
+        return node, np.array(blocks["transition"]), lengths
+
+    def decode(self, w, prepared, idx=None, loss_augmented=False, loss_weight=1.0):
+        """Most likely (or most violating) labeling per example: argmax_y wᵀf(xᵢ, y) [+ Δℓᵢ(y)].
+
+        Returns
+        -------
+        ndarray, shape (B, T)
+            Labels padded with -1.
+        """
+        from ..inference import loss_augment, viterbi
+        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
+        node, edge, lengths = self.scores(w, prepared, idx)
+        if loss_augmented:
+            gold = prepared.gold[idx][:, : node.shape[1]]
+            node = loss_augment(node, gold, weight=loss_weight)
+        labels, _ = viterbi(node, edge, lengths)
+        return labels
+
+    # ------------------------------------------------------------------ features, ΔF and loss
+    def joint_features(self, prepared, idx, labelings):
+        """f(xᵢ, y) for one labeling per row.
+
+        Parameters
+        ----------
+        prepared : Prepared
+        idx : ndarray of int, shape (m,)
+            Example of each row (repeats allowed).
+        labelings : ndarray of int, shape (m, T)
+            Labels padded with -1; positions with label -1 contribute nothing (hidden or padding).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (m, dim)
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        labelings = np.asarray(labelings, dtype=np.int64)
+        m, K, d = len(idx), self.n_labels, self.n_features
+        tok, row, pos = self._tokens(prepared, idx)
+        lab = labelings[row, pos] if labelings.size else np.zeros(0, np.int64)
+        keep = lab >= 0
+        tok, row, pos, lab = tok[keep], row[keep], pos[keep], lab[keep]
+        # one sparse product gives Σ_t x_t for every (row, label) pair at once: D[(r·K + k), token] = 1
+        D = sp.csr_matrix((np.ones(len(tok)), (row * K + lab, tok)), shape=(m * K, prepared.data["X"].shape[0]))
+        S = sp.coo_matrix(D @ prepared.data["X"])
+        rows = [S.row // K]
+        cols = [S.col * K + S.row % K]
+        vals = [S.data]
+        # transitions between consecutive observed positions
+        lengths = prepared.lengths[idx]
+        T = labelings.shape[1]
+        if T > 1:
+            a, b = labelings[:, :-1], labelings[:, 1:]
+            valid = (a >= 0) & (b >= 0) & (np.arange(1, T)[None, :] < lengths[:, None])
+            r, _ = np.nonzero(valid)
+            rows.append(r)
+            cols.append(self.offsets["transition"] + a[valid] * K + b[valid])
+            vals.append(np.ones(len(r)))
+        if self.start_stop:
+            first = labelings[:, 0]
+            last = labelings[np.arange(m), lengths - 1]
+            for name, lab_ in (("start", first), ("stop", last)):
+                ok = lab_ >= 0
+                rows.append(np.nonzero(ok)[0])
+                cols.append(self.offsets[name] + lab_[ok])
+                vals.append(np.ones(int(ok.sum())))
+        if self.bias:
+            rows.append(row)
+            cols.append(self.offsets["bias"] + lab)
+            vals.append(np.ones(len(lab)))
+        F = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m, self.dim))
+        F.sum_duplicates()
+        return F
+
+    def loss(self, prepared, idx, labelings):
+        """Hamming loss Δℓᵢ(y) = Σ_t 1[y_t ≠ yᵢ_t] over observed positions, shape (m,)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        labelings = np.asarray(labelings, dtype=np.int64)
+        T = labelings.shape[1]
+        gold = prepared.gold[idx]
+        if gold.shape[1] < T:
+            gold = np.pad(gold, ((0, 0), (0, T - gold.shape[1])), constant_values=-1)
+        gold = gold[:, :T]
+        return ((gold >= 0) & (labelings != gold)).sum(axis=1).astype(np.float64)
+
+    def delta(self, prepared, idx, labelings):
+        """ΔF rows Δfᵢ(y) = f(xᵢ, yᵢ) − f(xᵢ, y) and the losses Δℓᵢ(y).
+
+        Returns
+        -------
+        dF : scipy.sparse.csr_matrix, shape (m, dim)
+        dl : ndarray, shape (m,)
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        labelings = np.asarray(labelings, dtype=np.int64)
+        T = labelings.shape[1]
+        gold = prepared.gold[idx]
+        gold = np.pad(gold, ((0, 0), (0, max(0, T - gold.shape[1]))), constant_values=-1)[:, :T]
+        # hidden gold positions carry no label: leave them out of both sides so Δf stays a difference of
+        # comparable feature counts (PoMEN handles hidden labels by expectation instead)
+        lab = np.where(gold >= 0, labelings, -1)
+        dF = self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)
+        dF.eliminate_zeros()
+        return dF.tocsr(), self.loss(prepared, idx, labelings)
+
+    # ------------------------------------------------------------------ prediction helpers
+    def marginals(self, w, prepared, idx=None, kind="sum"):
+        """Per-position marginals: forward-backward (``kind="sum"``, probabilities of the CRF with scores wᵀf) or
+        max-marginals (``kind="max"``). Shape (B, T, K), zero past each length."""
+        from ..inference import forward_backward, max_marginals
+        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
+        node, edge, lengths = self.scores(w, prepared, idx)
+        if kind == "max":
+            return max_marginals(node, edge, lengths)
+        nm, _, _ = forward_backward(node, edge, lengths)
+        return nm
+
+    def topk(self, w, prepared, k, idx=None):
+        """The k best labelings per example, shapes (B, k, T) and (B, k)."""
+        from ..inference import viterbi_topk
+        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
+        node, edge, lengths = self.scores(w, prepared, idx)
+        return viterbi_topk(node, edge, lengths, k)

@@ -1,0 +1,147 @@
+"""The Program interface and the registry of programs.
+
+A program is one mathematical program of a paper, written as an explicit Pyomo model that the cutting-plane engine
+grows cut by cut. A new program is added by writing one module in ``mmprog/programs/`` whose class derives from
+:class:`Program` and is decorated with ``@register("name")``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import ParameterError
+
+_REGISTRY: dict[str, type] = {}
+
+
+def register(name):
+    """Class decorator registering a program by name (like Pyomo's ``@SolverFactory.register``)."""
+    def deco(cls):
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+    return deco
+
+
+def registered():
+    """Names of the registered programs, in registration order."""
+    return list(_REGISTRY)
+
+
+def get_program(name, **params):
+    """Instantiate the program ``name`` with its hyper-parameters."""
+    if name not in _REGISTRY:
+        raise ParameterError(f"program must be one of {', '.join(_REGISTRY)}; got {name!r}")
+    return _REGISTRY[name](**params)
+
+
+@dataclass
+class Dims:
+    """Sizes a program is built for.
+
+    Attributes
+    ----------
+    n : int
+        Number of training examples.
+    dim : int
+        Length of w (joint feature dimension).
+    n_slacks : int
+        n for the n-slack form, 1 for the 1-slack form.
+    groups : ndarray of int, shape (dim,)
+        Template group of every joint feature.
+    group_names : list of str
+    """
+
+    n: int
+    dim: int
+    n_slacks: int
+    groups: np.ndarray | None = None
+    group_names: list | None = None
+
+
+@dataclass
+class Solution:
+    """What a master solve gives back.
+
+    Attributes
+    ----------
+    w : ndarray, shape (dim,)
+    xi : ndarray, shape (n_slacks,)
+    alpha : ndarray, shape (n_cuts,)
+        Multipliers of the cuts, sign-normalised to α ≥ 0.
+    objective : float
+        Master objective on the n-slack scale (a lower bound on the full program's optimum).
+    dual_objective : float or None
+        Dual value recomputed from α (strong duality makes it equal ``objective``).
+    extra : dict
+        Program-specific read-outs (template weights, β, ...).
+    """
+
+    w: np.ndarray
+    xi: np.ndarray
+    alpha: np.ndarray
+    objective: float
+    dual_objective: float | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Program:
+    """Base class: one explicit Pyomo program grown by cuts.
+
+    Subclasses set ``problem_class`` (a :class:`mmprog.solvers.ProblemClass`), ``paper`` and ``equations`` and
+    implement :meth:`build`, :meth:`add_cuts`, :meth:`read_solution` and :meth:`regulariser`.
+    """
+
+    name = "?"
+    problem_class = None
+    paper = ""
+    equations = ""
+    #: hyper-parameters accepted by ``__init__`` with a description of their range
+    params_doc: dict = {}
+
+    def __init__(self, C=1.0, **params):
+        if not (isinstance(C, (int, float, np.floating)) and np.isfinite(C) and C > 0):
+            raise ParameterError(f"C must be a finite float > 0; got {C!r}")
+        self.C = float(C)
+        if params:
+            raise ParameterError(f"unknown parameter(s) for program {self.name!r}: {', '.join(params)}; "
+                                 f"accepted: C{''.join(', ' + p for p in self.params_doc)}")
+
+    def params(self):
+        """The hyper-parameters, JSON-able."""
+        return {"C": self.C}
+
+    # --- the mathematics ----------------------------------------------------------------------
+    def regulariser(self, w):
+        """The regulariser value Ω(w) of the program's objective Ω(w) + C Σᵢ ξᵢ."""
+        raise NotImplementedError
+
+    def objective_at(self, w, hinge):
+        """Full (not working-set) objective at w: Ω(w) + C Σᵢ Hᵢ(w), with Hᵢ(w) = max_y Δℓᵢ(y) − wᵀΔfᵢ(y) ≥ 0.
+
+        An upper bound on the optimum, since ξᵢ = Hᵢ(w) is feasible for every constraint."""
+        return float(self.regulariser(w) + self.C * np.sum(hinge))
+
+    # --- the model ----------------------------------------------------------------------------
+    def build(self, dims):
+        raise NotImplementedError
+
+    def add_cuts(self, model, cuts):
+        raise NotImplementedError
+
+    def drop_cuts(self, model, positions):
+        """Deactivate the cuts at working-set ``positions`` (they stay in the model, inactive)."""
+        raise NotImplementedError
+
+    def read_solution(self, model):
+        raise NotImplementedError
+
+    def solve(self, model, solver, **kw):
+        """Solve the master as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
+        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum."""
+        return solver.solve(model, **kw)
+
+    def dual_model(self, model):
+        """The explicit dual of the master on its working set, as its own Pyomo model."""
+        raise NotImplementedError(f"program {self.name!r} has no explicit dual model yet")

@@ -1,0 +1,167 @@
+"""P0 — the max-margin Markov network (M³N) as an explicit quadratic program.
+
+Zhu, Xing & Zhang, "Primal sparse max-margin Markov networks" (KDD 2009), problem P0 (eq. 1); Taskar, Guestrin &
+Koller (2003):
+
+    min_{w, ξ}  ½‖w‖² + C Σᵢ ξᵢ
+    s.t.        wᵀΔfᵢ(y) ≥ Δℓᵢ(y) − ξᵢ,  ξᵢ ≥ 0,   ∀i, ∀y ∈ Sᵢ           (the working sets Sᵢ grow cut by cut)
+
+Two masters hold the same working set:
+
+* ``master="primal"``: variables ``w`` (dim), ``xi`` (n or 1), constraint list ``cuts``;
+* ``master="dual"``: the QP over the cut multipliers (Theorem 3 of the ICML 2008 Laplace M³N paper; what
+  SVM^struct solves), variables ``alpha`` ≥ 0 (one per cut), ``budget[i]``: Σ_{r∈Sᵢ} α_r ≤ C,
+  objective max Σ_r α_r Δℓ_r − ½ Σ_{r,s} α_r α_s G_{rs} with the Gram matrix G_{rs} = ⟨ΔF_r, ΔF_s⟩ grown by one row
+  and column per cut; w = Σ_r α_r ΔF_r.  Its size does not depend on dim, so it is the master of choice when w is
+  long (10⁵–10⁶ template features) and the cuts number in the hundreds.
+
+In the 1-slack form there is one ξ and the objective weighs it by C·n (resp. the single budget is C·n), so the
+objective stays on the n-slack scale ½‖w‖² + C Σᵢ ξᵢ and both forms reach the same optimum.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..exceptions import ParameterError
+from ..solvers import ProblemClass
+from .base import Dims, Program, Solution, register
+from .working_set import WorkingSet, values_of
+
+#: above this many joint features the dual master is chosen automatically (its size depends on the cuts only)
+AUTO_DUAL_DIM = 2000
+
+
+@register("m3n")
+class M3N(Program):
+    """P0, the ℓ2-regularised M³N (KDD 2009 eq. P0); see the module docstring."""
+
+    problem_class = ProblemClass.QP
+    paper = "Taskar et al. 2003; Zhu, Xing & Zhang, KDD 2009"
+    equations = "P0"
+    params_doc = {"master": '"primal", "dual" or "auto"'}
+
+    def __init__(self, C=1.0, master="auto"):
+        super().__init__(C)
+        if master not in ("primal", "dual", "auto"):
+            raise ParameterError(f'master must be "primal", "dual" or "auto"; got {master!r}')
+        self.master = master
+
+    def params(self):
+        return {"C": self.C, "master": self.master}
+
+    def regulariser(self, w):
+        return 0.5 * float(np.dot(w, w))
+
+    def resolved_master(self, dims):
+        if self.master != "auto":
+            return self.master
+        return "dual" if dims.dim > AUTO_DUAL_DIM else "primal"
+
+    # ------------------------------------------------------------------------------------------
+    def build(self, dims: Dims):
+        m = pyo.ConcreteModel(name=f"m3n_{self.resolved_master(dims)}")
+        m.dims = dims
+        m.ws = WorkingSet(dims.dim)
+        m.master = self.resolved_master(dims)
+        # objective weight of ξ: the 1-slack ξ stands for the sum of n per-example slacks
+        m.slack_scale = float(dims.n) / dims.n_slacks
+        m.C = pyo.Param(initialize=self.C, mutable=True)
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        if m.master == "primal":
+            m.w = pyo.Var(range(dims.dim), initialize=0.0)
+            m.xi = pyo.Var(range(dims.n_slacks), domain=pyo.NonNegativeReals, initialize=0.0)
+            m.cuts = pyo.ConstraintList()
+            m.w_list = [m.w[k] for k in range(dims.dim)]
+            m.objective = pyo.Objective(
+                expr=0.5 * pyo.quicksum([v * v for v in m.w_list], linear=False)
+                + m.C * m.slack_scale * pyo.quicksum(m.xi[i] for i in range(dims.n_slacks)),
+                sense=pyo.minimize)
+        else:
+            m.alpha = pyo.VarList(domain=pyo.NonNegativeReals)
+            m.budget = pyo.Constraint(pyo.Any)
+            m.linear = pyo.Expression(expr=0.0)
+            m.quadratic = pyo.Expression(expr=0.0)
+            m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+            m.alpha_of_slack = {}
+        return m
+
+    def add_cuts(self, model, cuts):
+        positions = model.ws.add(cuts)
+        if model.master == "primal":
+            return self._add_primal(model, cuts)
+        return self._add_dual(model, cuts, positions)
+
+    def _add_primal(self, m, cuts):
+        added = []
+        dF = cuts.dF
+        for r in range(len(cuts)):
+            lo, hi = dF.indptr[r], dF.indptr[r + 1]
+            xi = m.xi[int(cuts.example[r])]
+            body = LinearExpression(constant=0.0, linear_coefs=list(dF.data[lo:hi]) + [1.0],
+                                    linear_vars=[m.w_list[k] for k in dF.indices[lo:hi]] + [xi])
+            added.append(m.cuts.add(body >= float(cuts.dl[r])))
+        m.ws.components.extend(added)
+        return added
+
+    def _add_dual(self, m, cuts, positions):
+        ws = m.ws
+        G_new = ws.gram_rows(positions)            # (m_new, r_total) inner products with every cut so far
+        alphas = []
+        for r, pos in enumerate(positions):
+            a = m.alpha.add()
+            alphas.append(a)
+            ws.components.append(a)
+            slack = int(cuts.example[r])
+            m.alpha_of_slack.setdefault(slack, []).append(a)
+            terms = m.alpha_of_slack[slack]
+            m.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
+                                               linear_vars=list(terms)) <= m.C * m.slack_scale
+        all_alpha = ws.components
+        quad_terms = []
+        for r, pos in enumerate(positions):
+            a = all_alpha[pos]
+            row = G_new[r]
+            # the new cut's row of ½αᵀGα: G_ss/2 α_s² + Σ_{r<s} G_rs α_r α_s (earlier cuts only, so every pair once)
+            quad_terms.append(0.5 * row[pos] * a * a)
+            nz = np.nonzero(row[:pos])[0]
+            quad_terms.extend(float(row[q]) * all_alpha[q] * a for q in nz)
+        m.linear.expr = m.linear.expr + LinearExpression(
+            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
+        m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms, linear=False)
+        return alphas
+
+    def drop_cuts(self, model, positions):
+        for pos in positions:
+            comp = model.ws.components[pos]
+            if model.master == "primal":
+                comp.deactivate()
+            else:
+                comp.fix(0.0)
+            model.ws.active[pos] = False
+
+    # ------------------------------------------------------------------------------------------
+    def read_solution(self, model):
+        ws = model.ws
+        n_slacks = model.dims.n_slacks
+        if model.master == "primal":
+            w = values_of(model.w_list)
+            alpha = ws.duals(model)
+            margins = ws.dF() @ w if ws.size else np.zeros(0)
+            xi = values_of([model.xi[i] for i in range(n_slacks)])
+        else:
+            alpha = values_of(ws.components) if ws.size else np.zeros(0)
+            alpha = np.maximum(alpha, 0.0)       # interior-point iterates may sit a hair below the bound
+            w = ws.dF().T @ alpha if ws.size else np.zeros(model.dims.dim)
+            margins = ws.dF() @ w if ws.size else np.zeros(0)
+            # ξᵢ of the working set at this w: the largest violation among example i's active cuts (≥ 0)
+            xi = np.zeros(n_slacks)
+            if ws.size:
+                act = ws.active_mask()
+                np.maximum.at(xi, ws.example_array()[act], (ws.dl_array() - margins)[act])
+        scale = model.slack_scale
+        primal = 0.5 * float(w @ w) + self.C * scale * float(xi.sum())
+        dual = float(alpha @ ws.dl_array()) - 0.5 * float(w @ w) if ws.size else 0.0
+        return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
+                        dual_objective=dual, extra={"master": model.master})

@@ -1,0 +1,88 @@
+"""The working set of a master program: every cut added so far, in order, with its Pyomo component.
+
+Programs keep one :class:`WorkingSet` on their model (``model.ws``) so the engine, the duality checks and the
+exports can read the cut data (ΔF_r, Δℓ_r, the slack each cut belongs to) without walking Pyomo expressions.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def values_of(variables):
+    """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
+    return np.fromiter(((v.value if v.value is not None else 0.0) for v in variables), dtype=np.float64,
+                       count=len(variables))
+
+
+class WorkingSet:
+    """Cuts in insertion order.
+
+    Attributes
+    ----------
+    components : list
+        The Pyomo component of every cut (a constraint in primal masters, a variable α_r in dual masters).
+    active : list of bool
+        False once a cut was dropped.
+    """
+
+    def __init__(self, dim):
+        self.dim = dim
+        self._blocks = []          # CSR blocks as added
+        self._dF = None            # stacked cache
+        self._example = []
+        self._dl = []
+        self.components = []
+        self.active = []
+        self.added_round = []
+        self.round = 0
+
+    @property
+    def size(self):
+        return len(self._dl)
+
+    def add(self, cuts):
+        """Append a batch of cuts; returns their positions."""
+        start = self.size
+        self._blocks.append(sp.csr_matrix(cuts.dF))
+        self._dF = None
+        self._example.extend(int(e) for e in cuts.example)
+        self._dl.extend(float(v) for v in cuts.dl)
+        self.active.extend([True] * len(cuts))
+        self.added_round.extend([self.round] * len(cuts))
+        return list(range(start, self.size))
+
+    def dF(self):
+        """All ΔF_r stacked, CSR (r, dim)."""
+        if self._dF is None:
+            self._dF = sp.vstack(self._blocks, format="csr") if self._blocks else sp.csr_matrix((0, self.dim))
+            self._blocks = [self._dF]
+        return self._dF
+
+    def dl_array(self):
+        return np.asarray(self._dl, dtype=np.float64)
+
+    def example_array(self):
+        return np.asarray(self._example, dtype=np.int64)
+
+    def active_mask(self):
+        return np.asarray(self.active, dtype=bool)
+
+    def gram_rows(self, positions):
+        """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
+        F = self.dF()
+        return np.asarray((F[positions] @ F.T).todense())
+
+    def gram(self):
+        """The full Gram matrix G (r, r)."""
+        F = self.dF()
+        return np.asarray((F @ F.T).todense())
+
+    def duals(self, model):
+        """Multipliers of the cut constraints, sign-normalised to α ≥ 0 (a ≥ cut in a minimisation)."""
+        from ..solvers import duals as solver_duals
+        if not self.size:
+            return np.zeros(0)
+        cons = self.components
+        solver_name = getattr(model, "solved_with", None)
+        return solver_duals(model, cons, solver_name)

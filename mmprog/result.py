@@ -1,0 +1,253 @@
+"""The one result object of a training run, and the predictor it shares with saved models.
+
+:class:`Result` is like scipy's ``OptimizeResult`` with Pyomo's split of *termination* (why the loop stopped:
+``converged``, ``max_iter``, ``time_limit``) from the per-solve solver status (kept in ``solver_status``, with the
+solver's own words). Saved models are JSON + ``.npz`` — never pickle.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+
+import numpy as np
+
+from . import __version__
+from .exceptions import ModelFileError
+
+FORMAT = "mmprog-model"
+FORMAT_VERSION = 1
+
+
+class Predictor:
+    """A trained linear structured predictor: a joint feature map and its weights.
+
+    Parameters
+    ----------
+    fmap : JointFeatureMap
+    w : ndarray, shape (dim,)
+    program : str
+    params : dict
+        The program's hyper-parameters.
+    label_names : list of str, optional
+    """
+
+    def __init__(self, fmap, w, program, params=None, label_names=None, meta=None):
+        self.fmap = fmap
+        self.w = np.asarray(w, dtype=np.float64)
+        self.program = program
+        self.params = dict(params or {})
+        self.label_names = label_names
+        self.meta = dict(meta or {})
+
+    def weights(self):
+        """Named blocks of w (for the default chain map ``{"state": (d, K), "transition": (K, K)}``)."""
+        return self.fmap.weights(self.w)
+
+    def _prepare(self, dataset):
+        return self.fmap.prepare(dataset)
+
+    def predict(self, dataset):
+        """Highest-scoring structure of every example: a list of int arrays (labels, or heads for trees with
+        index 0 the root)."""
+        prep = self._prepare(dataset)
+        lab = self.fmap.decode(self.w, prep, np.arange(prep.n))
+        # trees carry the root at index 0 (heads[0] = -1), so each row is one longer than the sentence
+        extra = 1 if getattr(self.fmap, "kind", "chain") == "arcs" else 0
+        return [lab[i, : prep.lengths[i] + extra] for i in range(prep.n)]
+
+    def predict_marginals(self, dataset, kind="sum"):
+        """Per-position marginals (forward-backward, ``kind="sum"``) or max-marginals (``kind="max"``) of the
+        scores wᵀf; a list of (Tᵢ, K) arrays (chains only)."""
+        if not hasattr(self.fmap, "marginals"):
+            raise TypeError(f"{type(self.fmap).__name__} has no marginals")
+        prep = self._prepare(dataset)
+        M = self.fmap.marginals(self.w, prep, kind=kind)
+        return [M[i, : prep.lengths[i]] for i in range(prep.n)]
+
+    def predict_topk(self, dataset, k):
+        """The k best labelings per example: list of ((k, Tᵢ) labels, (k,) scores) (chains only)."""
+        prep = self._prepare(dataset)
+        labels, scores = self.fmap.topk(self.w, prep, k)
+        return [(labels[i, :, : prep.lengths[i]], scores[i]) for i in range(prep.n)]
+
+    def evaluate(self, dataset):
+        """The core metrics of the predictions against the gold labels of ``dataset``."""
+        from . import metrics
+        pred = self.predict(dataset)
+        if getattr(self.fmap, "kind", "chain") == "chain":
+            gold = list(dataset.Y)
+            out = {"token_error": float(metrics.token_error(gold, pred)),
+                   "sequence_error": float(metrics.sequence_error(gold, pred))}
+            return out
+        gold = [np.asarray(h) for h in dataset.heads]
+        pos = [s.get("pos") for s in dataset.sentences]
+        scores = metrics.attachment_scores(gold, [p[1:] for p in pred], pos=pos)
+        return {k: float(v) for k, v in scores.items()}
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write ``<path>.json`` (program, hyper-parameters, feature map, labels, version) and ``<path>.npz``
+        (w and the feature map's arrays). Both are written to temporary files first and moved into place, so a
+        failure leaves nothing half-written."""
+        base = _base(path)
+        desc = self.fmap.describe()
+        arrays = {"w": self.w}
+        state = self.fmap.state_arrays() if hasattr(self.fmap, "state_arrays") else {}
+        if hasattr(self.fmap, "to_state"):
+            desc, state = self.fmap.to_state()
+        arrays.update({f"fmap__{k}": np.asarray(v) for k, v in state.items()})
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
+               "program": self.program, "params": _jsonable(self.params), "feature_map": desc,
+               "label_names": self.label_names, "meta": _jsonable(self.meta)}
+        d = os.path.dirname(os.path.abspath(base))
+        os.makedirs(d, exist_ok=True)
+        tmp_j = tempfile.NamedTemporaryFile("w", dir=d, suffix=".json.tmp", delete=False)
+        tmp_n = tempfile.NamedTemporaryFile("wb", dir=d, suffix=".npz.tmp", delete=False)
+        try:
+            with tmp_j:
+                json.dump(doc, tmp_j, indent=1)
+            with tmp_n:
+                np.savez_compressed(tmp_n, **arrays)
+            os.replace(tmp_n.name, base + ".npz")
+            os.replace(tmp_j.name, base + ".json")
+        finally:
+            for t in (tmp_j.name, tmp_n.name):
+                if os.path.exists(t):
+                    os.unlink(t)
+        return base + ".json"
+
+
+def load(path):
+    """Read a model written by :meth:`Predictor.save` (``path`` with or without ``.json``)."""
+    from .features import rebuild
+    base = _base(path)
+    jpath, npath = base + ".json", base + ".npz"
+    for p in (jpath, npath):
+        if not os.path.exists(p):
+            raise ModelFileError(f"{p}: no such file; a saved model is a .json and a .npz with the same stem")
+    try:
+        with open(jpath) as f:
+            doc = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{jpath}: line {e.lineno}: not valid JSON ({e.msg})") from None
+    if doc.get("format") != FORMAT:
+        raise ModelFileError(f"{jpath}: field 'format' is {doc.get('format')!r}, expected {FORMAT!r}")
+    if doc.get("format_version", 0) > FORMAT_VERSION:
+        raise ModelFileError(f"{jpath}: field 'format_version' is {doc['format_version']}, this mmprog reads up "
+                             f"to {FORMAT_VERSION}; upgrade mmprog")
+    for key in ("program", "feature_map"):
+        if key not in doc:
+            raise ModelFileError(f"{jpath}: missing field {key!r}")
+    with np.load(npath, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    if "w" not in arrays:
+        raise ModelFileError(f"{npath}: missing array 'w'")
+    fmap = rebuild(doc["feature_map"], {k[6:]: v for k, v in arrays.items() if k.startswith("fmap__")})
+    if arrays["w"].shape != (fmap.dim,):
+        raise ModelFileError(f"{npath}: array 'w' has shape {arrays['w'].shape}, the feature map needs ({fmap.dim},)")
+    return Predictor(fmap, arrays["w"], doc["program"], doc.get("params"), doc.get("label_names"), doc.get("meta"))
+
+
+class Result(Predictor):
+    """Everything a training run produced.
+
+    Attributes
+    ----------
+    w : ndarray, shape (dim,)
+    model : pyomo ConcreteModel
+        The master program as it stands (grown cut by cut).
+    primal_objective : float
+        Master optimum, n-slack scale (½‖w‖² + C Σ ξᵢ for P0, ½‖w‖₁ + C Σ ξᵢ for P1).
+    dual_objective : float
+        Dual value recomputed from the solver's multipliers.
+    upper_bound : float
+        Best full objective seen (ξᵢ = Hᵢ(w)); ``gap`` = (upper − primal) / max(1, |upper|).
+    n_iter, n_cuts : int
+    termination : str
+        ``converged``, ``max_iter`` or ``time_limit``.
+    history : list of IterationRecord
+    timings : dict
+        Seconds in the oracle, Pyomo and the solver, and in total.
+    alpha : ndarray, shape (n_cuts,)
+        Cut multipliers (α ≥ 0).
+    extra : dict
+        Program-specific read-outs.
+    """
+
+    def __init__(self, fmap, run, program, params, solver, slack, label_names=None):
+        sol = run.solution
+        super().__init__(fmap, sol.w, program, params, label_names,
+                         meta={"solver": solver, "slack": slack, "termination": run.termination})
+        self.model = run.model
+        self.solution = sol
+        self.xi = sol.xi
+        self.alpha = sol.alpha
+        self.primal_objective = float(sol.objective)
+        self.dual_objective = None if sol.dual_objective is None else float(sol.dual_objective)
+        self.upper_bound = float(run.upper_bound)
+        self.gap = (self.upper_bound - self.primal_objective) / max(1.0, abs(self.upper_bound)) \
+            if np.isfinite(self.upper_bound) else 0.0
+        self.n_iter = run.n_iter
+        self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
+        self.termination = run.termination
+        self.history = run.history
+        self.timings = run.timings
+        self.solver = solver
+        self.slack = slack
+        self.extra = dict(sol.extra)
+        for k, v in self.extra.items():
+            if not hasattr(self, k):
+                setattr(self, k, v)
+
+    def support_vectors(self, tol=1e-8):
+        """The cuts with a non-zero multiplier, per slack (example): ``{i: [(position, alpha, labeling)]}``."""
+        ws = self.model.ws
+        out = {}
+        labs = getattr(ws, "labelings", None)
+        for pos in np.nonzero(self.alpha > tol)[0]:
+            ex = int(ws.example_array()[pos])
+            out.setdefault(ex, []).append((int(pos), float(self.alpha[pos]),
+                                           None if labs is None else labs[pos]))
+        return out
+
+    def export(self, path, fmt=None):
+        """Write the master program as it stands (``.lp``, ``.mps``, ``.nl`` or ``.gms``, readable names)."""
+        from .export import write_model
+        return write_model(self.model, path, fmt)
+
+    def summary(self):
+        return {"program": self.program, "params": self.params, "solver": self.solver, "slack": self.slack,
+                "termination": self.termination, "n_iter": self.n_iter, "n_cuts": self.n_cuts,
+                "primal_objective": self.primal_objective, "dual_objective": self.dual_objective,
+                "upper_bound": self.upper_bound, "gap": self.gap, "timings": self.timings,
+                "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8))}
+
+    def history_dicts(self):
+        return [asdict(h) for h in self.history]
+
+    def __repr__(self):
+        s = self.summary()
+        return (f"Result(program={s['program']!r}, termination={s['termination']!r}, n_iter={s['n_iter']}, "
+                f"n_cuts={s['n_cuts']}, primal_objective={s['primal_objective']:.6g}, gap={s['gap']:.2e})")
+
+
+def _base(path):
+    path = os.fspath(path)
+    for ext in (".json", ".npz"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

@@ -1,0 +1,145 @@
+"""The cutting-plane optimum equals the full program with every labeling as an explicit constraint.
+
+Ground truth is independent of mmprog's feature map, programs and solver registry: features are computed here by
+explicit loops over positions, every labeling of every example is enumerated, and the full QP/LP is handed to
+highspy directly.
+"""
+import itertools
+
+import highspy
+import numpy as np
+import pytest
+
+import mmprog
+from mmprog.datasets.base import SequenceDataset
+
+K, T, D, N = 2, 4, 3, 12
+
+
+def tiny(seed, n=N, sparse_irrelevant=0):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(T, D + sparse_irrelevant)) for _ in range(n)]
+    w_true = rng.normal(size=(D, K))
+    Y = []
+    for x in X:
+        s = x[:, :D] @ w_true + 0.3 * rng.normal(size=(T, K))
+        Y.append(np.argmax(s, axis=1))
+    return SequenceDataset(X, Y, K)
+
+
+def joint_f(x, y, k=K):
+    """f(x, y) = [Σ_t x_t ⊗ e(y_t), Σ_t e(y_t) ⊗ e(y_t+1)] by explicit loops."""
+    d = x.shape[1]
+    f = np.zeros(d * k + k * k)
+    for t in range(len(y)):
+        for j in range(d):
+            f[j * k + y[t]] += x[t, j]
+        if t + 1 < len(y):
+            f[d * k + y[t] * k + y[t + 1]] += 1
+    return f
+
+
+def full_constraints(ds):
+    rows, losses, ex = [], [], []
+    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
+        fy = joint_f(x, y)
+        for lab in itertools.product(range(K), repeat=len(y)):
+            lab = np.array(lab)
+            rows.append(fy - joint_f(x, lab))
+            losses.append(float(np.sum(lab != y)))
+            ex.append(i)
+    return np.array(rows), np.array(losses), np.array(ex)
+
+
+def solve_full(ds, C, norm):
+    """min Ω(w) + C Σ ξ s.t. wᵀΔf ≥ Δℓ − ξ_i for all labelings, by highspy directly."""
+    A, l, ex = full_constraints(ds)
+    m, dim = A.shape
+    n = len(ds)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    inf = highspy.kHighsInf
+    if norm == "l2":
+        nv = dim + n
+        cost = np.r_[np.zeros(dim), C * np.ones(n)]
+        lower = np.r_[-inf * np.ones(dim), np.zeros(n)]
+        M = np.zeros((m, nv))
+        M[:, :dim] = A
+        M[np.arange(m), dim + ex] = 1
+    else:  # w = μ − ν
+        nv = 2 * dim + n
+        cost = np.r_[0.5 * np.ones(2 * dim), C * np.ones(n)]
+        lower = np.zeros(nv)
+        M = np.zeros((m, nv))
+        M[:, :dim] = A
+        M[:, dim:2 * dim] = -A
+        M[np.arange(m), 2 * dim + ex] = 1
+    upper = inf * np.ones(nv)
+    h.addVars(nv, lower, upper)
+    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
+    for r in range(m):
+        nz = np.nonzero(M[r])[0]
+        h.addRow(l[r], inf, len(nz), nz.astype(np.int32), M[r, nz])
+    if norm == "l2":
+        # Hessian of ½‖w‖²: identity on the w block (lower triangle, CSC)
+        hess = highspy.HighsHessian()
+        hess.dim_ = nv
+        hess.format_ = highspy.HessianFormat.kTriangular
+        hess.start_ = list(range(dim + 1)) + [dim] * n
+        hess.index_ = list(range(dim))
+        hess.value_ = [1.0] * dim
+        h.passHessian(hess)
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    sol = np.array(h.getSolution().col_value)
+    w = sol[:dim] if norm == "l2" else sol[:dim] - sol[dim:2 * dim]
+    return h.getInfo().objective_function_value, w
+
+
+CASES = [("m3n", {"master": "primal"}), ("m3n", {"master": "dual"}), ("l1m3n", {})]
+
+
+@pytest.mark.parametrize("slack", ["n", "one"])
+@pytest.mark.parametrize("program,kw", CASES)
+@pytest.mark.parametrize("solver", ["highs", "ipopt"])
+def test_cutting_plane_matches_full_program(program, kw, slack, solver):
+    from mmprog.solvers import get_solver
+    if not get_solver(solver).availability():
+        pytest.skip(f"{solver}: {get_solver(solver).availability().reason}")
+    ds = tiny(seed=3)
+    C, eps = 0.7, 1e-4
+    opt, w_full = solve_full(ds, C, "l2" if program == "m3n" else "l1")
+    res = mmprog.fit(ds, program=program, C=C, slack=slack, solver=solver, eps=eps, **kw)
+    assert res.termination == "converged"
+    # master optimum is a lower bound; an eps-feasible w costs at most C·n·eps more than the optimum
+    tol = 1e-5 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol
+    assert opt <= res.primal_objective + C * len(ds) * eps + tol
+    # the full objective at the returned w (ξ = hinge) is within the same window
+    assert res.upper_bound >= opt - tol
+    if program == "m3n":
+        # strictly convex: w itself is determined
+        assert np.allclose(res.w, w_full, atol=5e-2 * max(1.0, np.abs(w_full).max()))
+    # primal and dual objectives agree within the solver's tolerance
+    assert res.dual_objective == pytest.approx(res.primal_objective, rel=1e-4, abs=1e-5)
+
+
+def test_l1_solution_is_exactly_sparse_on_irrelevant_features():
+    ds = tiny(seed=5, n=30, sparse_irrelevant=6)
+    res = mmprog.fit(ds, program="l1m3n", C=0.05, solver="highs", eps=1e-6)
+    blocks = res.weights()
+    irrelevant = blocks["state"][D:]
+    # an LP vertex: irrelevant weights are exact zeros, not small numbers
+    assert np.count_nonzero(irrelevant) <= 2
+    assert np.count_nonzero(blocks["state"][:D]) >= 1
+    opt, _ = solve_full(ds, 0.05, "l1")
+    assert opt <= res.primal_objective + 0.05 * len(ds) * 1e-6 + 1e-6
+    assert res.primal_objective <= opt + 1e-6
+
+
+def test_primal_and_dual_master_agree():
+    ds = tiny(seed=11)
+    a = mmprog.fit(ds, program="m3n", C=2.0, master="primal", solver="highs", eps=1e-6)
+    b = mmprog.fit(ds, program="m3n", C=2.0, master="dual", solver="highs", eps=1e-6)
+    assert a.primal_objective == pytest.approx(b.primal_objective, rel=1e-5)
+    assert np.allclose(a.w, b.w, atol=1e-3)
