@@ -1,0 +1,569 @@
+"""CRF++-style feature templates over token columns, with the template sets of Mao & Tsang's experiments.
+
+A template line is written as in CRF++ (https://taku910.github.io/crfpp/#templ):
+
+* ``U02:%x[0,0]`` — a unigram (state) template with id ``U02``; the macro ``%x[r,c]`` is the value of token column
+  ``c`` at row offset ``r`` from the current token. ``U08:%x[-1,0]/%x[0,0]`` combines two macros. Every distinct
+  value combination seen in the training data becomes one binary input feature; positions before the sentence give
+  ``_B-1``, ``_B-2``, ... and after it ``_B+1``, ``_B+2``, ..., exactly CRF++'s boundary symbols.
+* ``B`` — the bigram (transition) template. It produces no input feature: the extractor records it
+  (``has_transitions_``) so that the linear-chain map adds its K×K transition features (as their own template group).
+
+Each unigram template is one *template group* (Mao & Tsang, section 1.1: the features κⱼ(D) a template instantiates
+on the training data D form group j); ``groups_`` gives the group of every input feature, in template order, so the
+state features x_t ⊗ e(y_t) of the chain map inherit them.
+
+Implementation: the values of each column are mapped to integer ids once, a template's value combination is packed
+into one int64 key (mixed radix over the column vocabularies, re-indexed through a fitted table when the radix would
+overflow), and the feature dictionary of a template is the sorted array of its keys; ``transform`` is a
+``searchsorted`` per template. No feature strings are built unless ``feature_names_`` is read. One difference from
+CRF++: CRF++ identifies a feature by its expanded string, so ``%x[0,0]/%x[1,0]`` on ("a/b", "c") and on ("a", "b/c")
+collide there; here the value tuple is the identity, so they are two features.
+"""
+from __future__ import annotations
+
+import re
+from itertools import combinations, permutations
+
+import numpy as np
+import scipy.sparse as sp
+
+from mmprog.exceptions import DataError, ModelFileError, ParameterError
+
+__all__ = ["TemplateExtractor", "PRESETS", "parse_template"]
+
+_MACRO = re.compile(r"%x\[\s*(-?\d+)\s*,\s*(\d+)\s*\]")
+# keys stay below 2**62 so that key * radix + id never overflows int64
+_KEY_LIMIT = 1 << 62
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# presets
+# ----------------------------------------------------------------------------------------------------------------------
+
+def _cws_unigram_templates(extra_bigrams: bool) -> list[str]:
+    # Mao & Tsang Table 2 (column 0 = the character). TP1 = U00-U09 + B (11 templates), TP2 = U00-U16 + B (18).
+    t = ["U00:%x[-2,0]", "U01:%x[-1,0]", "U02:%x[0,0]", "U03:%x[1,0]", "U04:%x[2,0]",
+         "U05:%x[-2,0]/%x[-1,0]/%x[0,0]", "U06:%x[-1,0]/%x[0,0]/%x[1,0]", "U07:%x[0,0]/%x[1,0]/%x[2,0]",
+         "U08:%x[-1,0]/%x[0,0]", "U09:%x[0,0]/%x[1,0]"]
+    if extra_bigrams:
+        t += ["U10:%x[-2,0]/%x[-1,0]", "U11:%x[1,0]/%x[2,0]", "U12:%x[-2,0]/%x[0,0]", "U13:%x[-1,0]/%x[1,0]",
+              "U14:%x[0,0]/%x[2,0]", "U15:%x[-2,0]/%x[1,0]", "U16:%x[-1,0]/%x[2,0]"]
+    return t + ["B"]
+
+
+def _ner_templates() -> list[str]:
+    """The 134-template NER set of Mao & Tsang section 3.3 (column 0 = word, 1 = POS), reconstructed.
+
+    The paper says only: "we enumerate in the range of [-3,3] the combination of uni-gram and bi-gram templates in
+    terms of words and part-of-speech (POS) respectively, the combination of tri-gram on POS only, and a state-state
+    transition template. There are 134 templates in total." Counted over the 7 window positions:
+
+    ====================================================================  =====
+    word unigrams %x[r,0], r = -3..3                                          7
+    POS unigrams %x[r,1]                                                      7
+    word bigrams %x[r,0]/%x[s,0], all pairs r < s                            21
+    POS bigrams %x[r,1]/%x[s,1], all pairs r < s                             21
+    word/POS bigrams %x[r,0]/%x[s,1], all ordered pairs r ≠ s                42
+    POS trigrams %x[r,1]/%x[s,1]/%x[t,1], all triples r < s < t              35
+    B (transitions)                                                           1
+    ====================================================================  =====
+
+    which is 134. This is the only natural enumeration we found that reaches exactly 134: bigrams over the 14 items
+    (7 words, 7 tags) at two distinct positions. Adding the same-position word/POS pairs would give 141; word and POS
+    bigrams alone (no mixed pairs) give 92. The paper does not list its templates, so the set (and its order, which
+    fixes the group ids U000-U132) is ours. The feature count confirms it: fitted on CoNLL-2002 esp.train with
+    min_count=1 this set instantiates 5,926,794 input features; the paper reports 5,926,876 features for ESP, 82
+    more — the 9 × 9 = 81 transition features of B plus one. The 141-template variant would add the same-position
+    word/POS features and miss the paper's count by far.
+    """
+    pos = range(-3, 4)
+    t = [f"%x[{r},0]" for r in pos] + [f"%x[{r},1]" for r in pos]
+    t += [f"%x[{r},0]/%x[{s},0]" for r, s in combinations(pos, 2)]
+    t += [f"%x[{r},1]/%x[{s},1]" for r, s in combinations(pos, 2)]
+    t += [f"%x[{r},0]/%x[{s},1]" for r, s in permutations(pos, 2)]
+    t += [f"%x[{r},1]/%x[{s},1]/%x[{u},1]" for r, s, u in combinations(pos, 3)]
+    return [f"U{k:03d}:{x}" for k, x in enumerate(t)] + ["B"]
+
+
+#: Named template sets: ``"tp1"`` and ``"tp2"`` (Chinese word segmentation, Table 2 of Mao & Tsang; one column, the
+#: character) and ``"ner"`` (their 134-template NER set; columns word, POS — see :func:`_ner_templates` for how the
+#: count is reached).
+PRESETS: dict[str, list[str]] = {
+    "tp1": _cws_unigram_templates(extra_bigrams=False),
+    "tp2": _cws_unigram_templates(extra_bigrams=True),
+    "ner": _ner_templates(),
+}
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# template parsing
+# ----------------------------------------------------------------------------------------------------------------------
+
+def parse_template(line: str):
+    """Parse one CRF++ template line.
+
+    Parameters
+    ----------
+    line : str
+        E.g. ``"U08:%x[-1,0]/%x[0,0]"`` or ``"B"``.
+
+    Returns
+    -------
+    kind : str
+        ``"U"`` or ``"B"``.
+    name : str
+        The template id: the text before the first ``:`` (the whole line if there is none).
+    macros : list of (int, int)
+        (row offset, column) of each ``%x[r,c]``, in order.
+    pieces : list of str
+        The literal text around the macros (len(macros) + 1 pieces), to rebuild CRF++ feature strings.
+    """
+    text = line.strip()
+    if not text or text[0] not in "UB":
+        raise ParameterError(f"template {line!r} must start with U (unigram) or B (bigram), as in CRF++")
+    macros = [(int(m.group(1)), int(m.group(2))) for m in _MACRO.finditer(text)]
+    pieces = _MACRO.split(text)[::3]
+    if "%x" in "".join(pieces):
+        raise ParameterError(f"template {line!r} has a malformed macro; write %x[row,column], e.g. %x[-1,0]")
+    name = text.split(":", 1)[0]
+    return text[0], name, macros, pieces
+
+
+def _read_templates(templates) -> list[str]:
+    if isinstance(templates, str):
+        if templates in PRESETS:
+            return list(PRESETS[templates])
+        if "\n" not in templates and "%x" not in templates and templates.strip() != "B":
+            raise ParameterError(f"templates {templates!r} is neither a preset ({', '.join(sorted(PRESETS))}) nor "
+                                 f"template text; pass a preset name, a list of lines or CRF++ template file text")
+        templates = templates.splitlines()
+    lines = [t.strip() for t in templates]
+    # CRF++ template files allow blank lines and '#' comments
+    return [t for t in lines if t and not t.startswith("#")]
+
+
+class _Template:
+    """One unigram template: its macros and, after fitting, its sorted feature keys."""
+
+    def __init__(self, line):
+        self.line = line
+        self.kind, self.name, self.macros, self.pieces = parse_template(line)
+        self.keys = None          # (d_j,) int64 sorted feature keys
+        self.counts = None        # (d_j,) training counts
+        self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
+        self.bound = 1            # keys lie in [0, bound)
+
+    def compute_keys(self, atoms, radices, fitting):
+        """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
+
+        Parameters
+        ----------
+        atoms : list of ndarray, each (N,) int64
+            Value id of each macro at every token (-1 = value unseen in training).
+        radices : list of int
+            Number of possible ids of each macro.
+        fitting : bool
+            Build the re-indexing tables (training data) or use them (other data).
+        """
+        n = atoms[0].shape[0] if atoms else 0
+        key = np.zeros(n, dtype=np.int64)
+        bad = np.zeros(n, dtype=bool)
+        bound = 1
+        if fitting:
+            self.recode = []
+        for k, (a, r) in enumerate(zip(atoms, radices)):
+            table = None
+            if bound * r >= _KEY_LIMIT:
+                # re-index the partial combinations seen in training so the key space stays in int64
+                if fitting:
+                    table = np.unique(key[~bad])
+                else:
+                    table = self.recode[k]
+                if table is not None:
+                    pos = np.searchsorted(table, key)
+                    pos_c = np.minimum(pos, max(table.shape[0] - 1, 0))
+                    found = (pos < table.shape[0]) & (table[pos_c] == key) if table.shape[0] else \
+                        np.zeros(n, dtype=bool)
+                    bad |= ~found
+                    key = np.where(found, pos_c, 0).astype(np.int64)
+                    bound = max(table.shape[0], 1)
+            if fitting:
+                self.recode.append(table)
+            bad |= a < 0
+            key = key * r + np.where(a < 0, 0, a)
+            bound *= r
+        key[bad] = -1
+        self.bound = bound
+        return key
+
+    def decode_keys(self, keys, radices):
+        """Inverse of :meth:`compute_keys`: macro value ids (len(macros) arrays) of the given keys."""
+        ids = [None] * len(self.macros)
+        key = keys.astype(np.int64)
+        for k in range(len(self.macros) - 1, -1, -1):
+            key, ids[k] = np.divmod(key, radices[k])
+            table = self.recode[k] if k < len(self.recode) else None
+            if table is not None:
+                key = table[key]
+        return ids
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# extractor
+# ----------------------------------------------------------------------------------------------------------------------
+
+class TemplateExtractor:
+    """Sparse input features from CRF++-style templates, one template group per unigram template.
+
+    Parameters
+    ----------
+    templates : str or list of str
+        A preset name (``"tp1"``, ``"tp2"``, ``"ner"``; see :data:`PRESETS`), a list of template lines, or the text
+        of a CRF++ template file (blank lines and ``#`` comments skipped). Template ids must be unique.
+    columns : list of str, optional
+        Names of the token columns that ``%x[r,c]`` column index ``c`` refers to (keys of the sentence dicts).
+        Default: the keys of the first training sentence, in order (for CoNLL token files: the columns in file order
+        without the label column).
+    min_count : int
+        Keep only features seen at least this often in the training data (CRF++'s ``-f``).
+
+    Attributes (after :meth:`fit`)
+    ------------------------------
+    n_features_ : int
+        d, the number of input features.
+    groups_ : ndarray, shape (d,), int
+        Template index (into ``group_names_``) of every feature; features are ordered by template.
+    group_names_ : list of str
+        Ids of the unigram templates (e.g. ``"U02"``), in template order.
+    feature_names_ : list of str
+        CRF++ feature strings (e.g. ``"U08:el/perro"``), built on first access.
+    has_transitions_ : bool
+        Whether a ``B`` template is present (the chain map then adds K×K transition features).
+    columns_ : list of str
+    """
+
+    def __init__(self, templates, columns=None, min_count=1):
+        if not isinstance(min_count, (int, np.integer)) or min_count < 1:
+            raise ParameterError(f"min_count must be an int >= 1; got {min_count!r}")
+        self.templates = _read_templates(templates)
+        if not self.templates:
+            raise ParameterError("templates is empty; pass a preset name or at least one template line")
+        self.columns = list(columns) if columns is not None else None
+        self.min_count = int(min_count)
+        parsed = [_Template(t) for t in self.templates]
+        self._unigram = [t for t in parsed if t.kind == "U"]
+        bigram = [t for t in parsed if t.kind == "B"]
+        for t in bigram:
+            if t.macros:
+                raise ParameterError(f"template {t.line!r}: only the plain B template (label transitions) is "
+                                     f"supported; label bigrams conjoined with observations are not")
+        names = [t.name for t in self._unigram]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ParameterError(f"template ids must be unique; {dup[0]!r} appears {names.count(dup[0])} times")
+        self.has_transitions_ = bool(bigram)
+        self._fitted = False
+        self._feature_names = None
+        self.label_names_ = None
+
+    # -- data access ---------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _sentences(data):
+        return data.sentences if hasattr(data, "sentences") else data
+
+    def _columns_used(self):
+        return sorted({c for t in self._unigram for _, c in t.macros})
+
+    def _flat_columns(self, sentences):
+        """Lengths (n_sent,) and, per used column index, the list of all values in corpus order."""
+        if len(sentences) == 0:
+            raise DataError("no sentences given; pass at least one sentence")
+        cols = self.columns_
+        used = self._columns_used()
+        lens = np.empty(len(sentences), dtype=np.int64)
+        for i, s in enumerate(sentences):
+            if not isinstance(s, dict):
+                raise DataError(f"sentence {i} is a {type(s).__name__}; pass dicts column name -> list of str")
+            n = None
+            for c in used:
+                name = cols[c]
+                if name not in s:
+                    raise DataError(f"sentence {i} has no column {name!r} (columns {list(s)}); templates use column "
+                                    f"index {c} = {name!r}")
+                m = len(s[name])
+                if n is not None and m != n:
+                    raise DataError(f"sentence {i}: column {name!r} has {m} values but another column has {n}")
+                n = m
+            if n is None:
+                n = len(next(iter(s.values()))) if s else 0
+            if n == 0:
+                raise DataError(f"sentence {i} is empty; drop empty sentences")
+            lens[i] = n
+        values = {c: [v for s in sentences for v in s[cols[c]]] for c in used}
+        return lens, values
+
+    def _atoms(self, lens, ids, fitting):
+        """Feature key of every template at every token (-1 where a value is unknown): list of (N,) int64."""
+        N = int(lens.sum())
+        tok = np.arange(N)
+        pos = tok - np.repeat(np.cumsum(lens) - lens, lens)
+        n_of = np.repeat(lens, lens)
+        K = self._K
+        cache = {}   # templates share macros (the NER set has 14 distinct ones for 133 templates)
+
+        def atom(r, c):
+            if (r, c) not in cache:
+                V = self._vocab_size[c]
+                q = pos + r
+                src = np.clip(tok + r, 0, N - 1)
+                # _B-k is id V + k - 1, _B+k is id V + K + k - 1 (k = how far outside the sentence)
+                cache[r, c] = np.where(q < 0, V - q - 1, np.where(q >= n_of, V + K + q - n_of, ids[c][src]))
+            return cache[r, c]
+
+        out = []
+        for t in self._unigram:
+            atoms = [atom(r, c) for r, c in t.macros]
+            radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
+            out.append(t.compute_keys(atoms, radices, fitting))
+        return out
+
+    # -- fitting -------------------------------------------------------------------------------------------------------
+
+    def fit(self, sentences):
+        """Build the feature dictionary from training sentences only.
+
+        Parameters
+        ----------
+        sentences : list of dict (column -> list of str) or TokenCorpus
+            Training sentences.
+
+        Returns
+        -------
+        self
+        """
+        if len(self._sentences(sentences)) == 0:
+            raise DataError("no sentences given; pass at least one training sentence")
+        if self.columns is not None:
+            self.columns_ = list(self.columns)
+        else:
+            self.columns_ = list(getattr(sentences, "columns", None) or sentences[0].keys())
+        for t in self._unigram:
+            for r, c in t.macros:
+                if c >= len(self.columns_):
+                    raise ParameterError(f"template {t.line!r} uses column {c} but there are only "
+                                         f"{len(self.columns_)} columns {self.columns_}; pass columns= or fix it")
+        sentences = self._sentences(sentences)
+        self._K = max([abs(r) for t in self._unigram for r, _ in t.macros] + [1])
+        lens, values = self._flat_columns(sentences)
+        self._vocab = {}
+        self._vocab_list = {}
+        ids = {}
+        for c, vals in values.items():
+            d = {}
+            ids[c] = np.fromiter((d.setdefault(v, len(d)) for v in vals), dtype=np.int64, count=len(vals))
+            self._vocab[c] = d
+            self._vocab_list[c] = list(d)
+        self._vocab_size = {c: len(d) for c, d in self._vocab.items()}
+        keys = self._atoms(lens, ids, fitting=True)
+        offsets = [0]
+        for t, k in zip(self._unigram, keys):
+            u, cnt = np.unique(k[k >= 0], return_counts=True)
+            keep = cnt >= self.min_count
+            t.keys, t.counts = u[keep], cnt[keep]
+            offsets.append(offsets[-1] + t.keys.shape[0])
+        self._offsets = np.asarray(offsets, dtype=np.int64)
+        self.n_features_ = int(self._offsets[-1])
+        self.groups_ = np.repeat(np.arange(len(self._unigram)), np.diff(self._offsets)).astype(np.int64)
+        self.group_names_ = [t.name for t in self._unigram]
+        self._feature_names = None
+        self._fitted = True
+        return self
+
+    def _check_fitted(self):
+        if not self._fitted:
+            raise ParameterError("this TemplateExtractor is not fitted; call fit(training_sentences) first")
+
+    # -- transforming --------------------------------------------------------------------------------------------------
+
+    def transform(self, sentences, dtype=np.float64):
+        """Input features of each sentence; strings unseen in training are dropped.
+
+        Parameters
+        ----------
+        sentences : list of dict (column -> list of str) or TokenCorpus
+        dtype : numpy dtype
+            Dtype of the stored ones.
+
+        Returns
+        -------
+        list of scipy.sparse.csr_matrix, each (T_i, d)
+            Binary; row t has at most one 1 per unigram template, columns in template order. The matrices are views
+            of one stacked CSR matrix.
+        """
+        self._check_fitted()
+        sentences = self._sentences(sentences)
+        lens, values = self._flat_columns(sentences)
+        ids = {}
+        for c, vals in values.items():
+            d = self._vocab[c]
+            ids[c] = np.fromiter((d.get(v, -1) for v in vals), dtype=np.int64, count=len(vals))
+        X = self._stacked(lens, ids, dtype)
+        bounds = np.concatenate([[0], np.cumsum(lens)])
+        return [_csr_rows(X, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def _stacked(self, lens, ids, dtype):
+        keys = self._atoms(lens, ids, fitting=False)
+        N = int(lens.sum())
+        n_t = len(self._unigram)
+        # Fortran order: each template fills one contiguous column
+        cols = np.full((N, n_t), -1, dtype=np.int64 if self.n_features_ >= 2**31 else np.int32, order="F")
+        for j, (t, k) in enumerate(zip(self._unigram, keys)):
+            d_j = t.keys.shape[0]
+            if d_j == 0:
+                continue
+            if t.bound <= max(1 << 22, 4 * N):
+                # small key space: a dense lookup table beats binary search
+                table = np.full(t.bound + 1, -1, dtype=np.int64)
+                table[t.keys] = np.arange(d_j) + self._offsets[j]
+                cols[:, j] = table[k]        # k = -1 reads table[-1] = -1
+            else:
+                pos = np.minimum(np.searchsorted(t.keys, k), d_j - 1)
+                found = (k >= 0) & (t.keys[pos] == k)
+                cols[found, j] = pos[found] + self._offsets[j]
+        mask = cols >= 0
+        # boolean indexing walks in row-major order whatever the layout, and template offsets increase with j, so
+        # each row's columns come out sorted: no sort needed
+        indices = cols[mask]
+        indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(indices.dtype)
+        data = np.ones(indices.shape[0], dtype=dtype)
+        return sp.csr_matrix((data, indices, indptr), shape=(N, self.n_features_))
+
+    def fit_transform(self, sentences, dtype=np.float64):
+        """:meth:`fit` then :meth:`transform` on the same sentences."""
+        return self.fit(sentences).transform(sentences, dtype=dtype)
+
+    def to_dataset(self, corpus, label_names=None, unknown="error", name=None):
+        """A :class:`mmprog.datasets.SequenceDataset` from a token corpus (fits on it first if not fitted).
+
+        Parameters
+        ----------
+        corpus : TokenCorpus
+            With ``.sentences`` (list of dict column -> list of str) and ``.labels`` (list of list of str).
+        label_names : list of str, optional
+            Label of each class index. Default: the names used by the previous ``to_dataset`` call, else the sorted
+            labels of this corpus — so convert the training corpus first and the test corpora after it.
+        unknown : {"error", "hide"} or str
+            What to do with a label missing from ``label_names`` (see ``TokenCorpus.to_sequence_dataset``).
+        name : str, optional
+            Dataset name (default: the corpus name).
+
+        Returns
+        -------
+        SequenceDataset
+            X from :meth:`transform`, Y as int arrays, ``groups=groups_``, ``group_names=group_names_``;
+            ``info["templates"]`` holds :meth:`describe` and ``info["has_transitions"]`` whether a B template was
+            given.
+        """
+        if not self._fitted:
+            self.fit(corpus)
+        X = self.transform(corpus)
+        if label_names is None and self.label_names_ is not None:
+            label_names = self.label_names_
+        ds = corpus.to_sequence_dataset(X, label_names=label_names, groups=self.groups_,
+                                        group_names=self.group_names_, name=name, unknown=unknown)
+        self.label_names_ = list(ds.label_names)
+        ds.info["templates"] = self.describe()
+        ds.info["has_transitions"] = self.has_transitions_
+        return ds
+
+    # -- names and persistence -----------------------------------------------------------------------------------------
+
+    @property
+    def feature_names_(self) -> list[str]:
+        self._check_fitted()
+        if self._feature_names is None:
+            K = self._K
+            symbols = {c: np.array(self._vocab_list[c] + [f"_B-{k}" for k in range(1, K + 1)]
+                                   + [f"_B+{k}" for k in range(1, K + 1)], dtype=object)
+                       for c in self._vocab_list}
+            names = []
+            for t in self._unigram:
+                radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
+                ids = t.decode_keys(t.keys, radices)
+                # object-array concatenation: one C loop per piece instead of a Python loop per feature
+                s = np.full(t.keys.shape[0], t.pieces[0], dtype=object)
+                for k, (_, c) in enumerate(t.macros):
+                    s = s + symbols[c][ids[k]] + t.pieces[k + 1]
+                names.extend(s.tolist())
+            self._feature_names = names
+        return self._feature_names
+
+    def feature_counts(self) -> np.ndarray:
+        """Training count of every feature, shape (d,)."""
+        self._check_fitted()
+        return np.concatenate([t.counts for t in self._unigram]) if self._unigram else np.zeros(0, np.int64)
+
+    def describe(self) -> dict:
+        """JSON-able summary: templates, columns, min_count, sizes per template."""
+        d = {"type": "crfpp_templates", "templates": list(self.templates), "columns": self.columns,
+             "min_count": self.min_count, "has_transitions": self.has_transitions_}
+        if self._fitted:
+            d.update(columns_=self.columns_, n_features=self.n_features_, group_names=self.group_names_,
+                     group_sizes=np.diff(self._offsets).tolist())
+        return d
+
+    def to_state(self):
+        """(json_dict, arrays_dict) from which :meth:`from_state` rebuilds the fitted extractor (no pickle)."""
+        self._check_fitted()
+        js = self.describe()
+        js["K"] = self._K
+        js["label_names"] = self.label_names_
+        arrays = {}
+        for c in self._vocab_list:
+            arrays[f"vocab_{c}"] = np.array(self._vocab_list[c], dtype=str)
+        for j, t in enumerate(self._unigram):
+            arrays[f"keys_{j}"] = t.keys
+            arrays[f"counts_{j}"] = t.counts
+            for k, table in enumerate(t.recode):
+                if table is not None:
+                    arrays[f"recode_{j}_{k}"] = table
+        return js, arrays
+
+    @classmethod
+    def from_state(cls, js, arrays):
+        """Rebuild a fitted extractor from :meth:`to_state` output (e.g. read back from JSON + .npz)."""
+        try:
+            ex = cls(js["templates"], columns=js["columns"], min_count=js["min_count"])
+            ex.columns_ = list(js["columns_"])
+            ex._K = int(js["K"])
+            ex._vocab_list, ex._vocab = {}, {}
+            for c in ex._columns_used():
+                vals = [str(v) for v in arrays[f"vocab_{c}"]]
+                ex._vocab_list[c] = vals
+                ex._vocab[c] = {v: k for k, v in enumerate(vals)}
+            ex._vocab_size = {c: len(v) for c, v in ex._vocab_list.items()}
+            offsets = [0]
+            for j, t in enumerate(ex._unigram):
+                t.keys = np.asarray(arrays[f"keys_{j}"], dtype=np.int64)
+                t.counts = np.asarray(arrays[f"counts_{j}"], dtype=np.int64)
+                t.recode = [np.asarray(arrays[f"recode_{j}_{k}"], dtype=np.int64) if f"recode_{j}_{k}" in arrays
+                            else None for k in range(len(t.macros))]
+                offsets.append(offsets[-1] + t.keys.shape[0])
+        except KeyError as e:
+            raise ModelFileError(f"template extractor state lacks field {e.args[0]!r}; save it with to_state()") \
+                from None
+        ex._offsets = np.asarray(offsets, dtype=np.int64)
+        ex.n_features_ = int(ex._offsets[-1])
+        ex.groups_ = np.repeat(np.arange(len(ex._unigram)), np.diff(ex._offsets)).astype(np.int64)
+        ex.group_names_ = [t.name for t in ex._unigram]
+        ex.label_names_ = js.get("label_names")
+        ex._fitted = True
+        return ex
+
+
+def _csr_rows(X, a, b):
+    """Rows a:b of a CSR matrix as a CSR matrix sharing X's data and indices (no copy)."""
+    lo, hi = X.indptr[a], X.indptr[b]
+    return sp.csr_matrix((X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo), shape=(b - a, X.shape[1]))
