@@ -1,0 +1,148 @@
+"""Reading text and binary data files for the loaders: gzip detected by its magic bytes, one decoded line at a time
+with its 1-based line number, UTF-8 byte-order mark and CRLF line ends removed, and one-line errors that name the
+file and the line.
+
+Loaders only read; nothing here writes. :func:`atomic_write_text` is the one writer (used by
+:func:`mmprog.datasets.tsv.write_tsv`): it writes a temporary file beside the target and renames it into place, so
+a failure never leaves a half-written file.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from ..exceptions import DataError
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def as_path(path) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path`, raising :class:`DataError` if it is not an existing file."""
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"{p}: no such file; give the path of a data file (real datasets live in ../shared/data)")
+    if p.is_dir():
+        raise DataError(f"{p}: is a directory; give the path of one data file inside it")
+    return p
+
+
+def magic(path) -> bytes:
+    """First four bytes of ``path`` (to tell gzip, zip/npz and plain text apart without trusting the extension)."""
+    with open(as_path(path), "rb") as fh:
+        return fh.read(4)
+
+
+def open_binary(path):
+    """Open ``path`` for binary reading, decompressing transparently when it starts with the gzip magic bytes."""
+    p = as_path(path)
+    if magic(p)[:2] == GZIP_MAGIC:
+        return gzip.open(p, "rb")
+    return open(p, "rb")
+
+
+def read_bytes(path) -> bytes:
+    """The whole (decompressed) content of ``path``."""
+    try:
+        with open_binary(path) as fh:
+            return fh.read()
+    except (OSError, EOFError) as exc:  # truncated or corrupt gzip stream
+        raise DataError(f"{path}: cannot read the file ({exc}); is the gzip file complete?") from None
+
+
+def iter_lines(path, encoding="utf-8"):
+    """Yield ``(line_number, text)`` for every line of a (possibly gzipped) text file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    encoding : str
+        Text encoding; a UTF-8 byte-order mark at the start of the file is dropped whatever the encoding name.
+
+    Yields
+    ------
+    line_number : int
+        1-based line number in the decompressed file.
+    text : str
+        The line without its line end (``\\n``, ``\\r\\n`` or a lone trailing ``\\r``).
+
+    Raises
+    ------
+    DataError
+        If a line cannot be decoded; the message names the file and the line.
+    """
+    data = read_bytes(path)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for k, raw in enumerate(lines, start=1):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        try:
+            yield k, raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{path}:{k}: cannot decode the line as {encoding} ({exc.reason} at byte {exc.start}); "
+                            f"pass the file's encoding, e.g. encoding='latin-1'") from None
+
+
+def blocks(path, encoding="utf-8", comment=None):
+    """Yield blank-line separated blocks of a text file as lists of ``(line_number, text)``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    encoding : str
+        Text encoding.
+    comment : str, optional
+        Lines starting with this prefix are dropped (they neither start nor end a block).
+
+    Yields
+    ------
+    list of (int, str)
+        The non-empty lines of one block, in order, with their 1-based line numbers. Whitespace-only lines count
+        as blank.
+    """
+    current = []
+    for k, text in iter_lines(path, encoding):
+        if comment is not None and text.startswith(comment):
+            continue
+        if text.strip() == "":
+            if current:
+                yield current
+                current = []
+            continue
+        current.append((k, text))
+    if current:
+        yield current
+
+
+def fail(path, line, problem) -> DataError:
+    """A :class:`DataError` whose one-line message starts with ``path:line:``."""
+    where = f"{path}:{line}" if line is not None else f"{path}"
+    return DataError(f"{where}: {problem}")
+
+
+def atomic_write_text(path, text, encoding="utf-8"):
+    """Write ``text`` to ``path`` all at once: into a temporary file in the same folder, then renamed into place.
+
+    If anything fails, the temporary file is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with io.open(fd, "w", encoding=encoding, newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
