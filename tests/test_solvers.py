@@ -502,3 +502,45 @@ def test_register_function_and_decorator(monkeypatch):
         S.get_solver("toy").require(ProblemClass.LP)
     with pytest.raises(TypeError):
         S.register("bad", int)
+
+
+def test_limits_raise_with_solver_words():
+    highs = need("highs", ProblemClass.LP)
+    m, rng = growing_lp(30, seed=3)
+    add_cuts(m, rng, 30, 10)
+    with pytest.raises(SolverError, match="Iteration limit reached") as err:
+        highs.solve(m, options={"presolve": "off", "simplex_iteration_limit": 0})
+    assert err.value.termination == "max_iterations"
+    # the limit must not stick to later solves of the same (warm) solver object
+    with pytest.warns(RuntimeWarning, match="Iteration limit reached"):
+        st = highs.solve(m, warm=True, options={"presolve": "off", "simplex_iteration_limit": 0},
+                         raise_on_failure=False)
+    assert st.termination == "max_iterations" and st.solution_status != "optimal"
+    assert highs.solve(m, warm=True).ok
+    ipopt = need("ipopt", ProblemClass.QP)
+    with pytest.raises(SolverError, match="Maximum_Iterations_Exceeded") as err:
+        ipopt.solve(qp_model(), options={"max_iter": 1})
+    assert err.value.termination == "max_iterations"
+
+
+def test_bad_time_limit_is_a_parameter_error():
+    from mmprog.exceptions import ParameterError
+    with pytest.raises(ParameterError, match="time_limit"):
+        need("highs", ProblemClass.LP).solve(lp_model("min_ge"), time_limit=-1)
+
+
+def test_ipopt_warm_start_reaches_the_same_optimum():
+    ipopt = need("ipopt", ProblemClass.QP)
+    _, f_star, y_star = qp_truth()
+    m = qp_model()
+    ipopt.solve(m)
+    m.x.value, m.y.value = 50.0, -20.0  # a poor starting point for the warm solve
+    assert ipopt.solve(m, warm=True).objective == pytest.approx(f_star, abs=1e-5)
+    np.testing.assert_allclose(S.duals(m, [m.cA, m.cB, m.cC]), y_star, atol=1e-5)
+
+
+def test_format_table_has_one_line_per_solver():
+    text = S.format_table(S.table())
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(S.registered())
+    assert all(line.split()[0] == name for line, name in zip(lines[1:], S.registered()))
