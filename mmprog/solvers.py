@@ -655,7 +655,6 @@ def _highs_opt(options=None):
 
 def _highs_status(opt, results, timer):
     """Normalised status, loading nothing."""
-    import highspy
     h = opt._solver_model
     st = h.getModelStatus()
     st_name = getattr(st, "name", str(st))
@@ -673,7 +672,7 @@ def _highs_status(opt, results, timer):
     objective = results.incumbent_objective if sol_status in ("optimal", "feasible") else None
     solver_time = timer.get_total_time("optimize") if timer is not None else float("nan")
     return SolveStatus(termination, sol_status, f"HiGHS model status: {words}", float(solver_time),
-                       None if objective is None else float(objective)), highspy
+                       None if objective is None else float(objective))
 
 
 def _highs_fast_load_vars(opt):
@@ -740,7 +739,7 @@ class HighsSolver(Solver):
         opt = _highs_opt()
         timer = HierarchicalTimer()
         res = opt.solve(m, timer=timer)
-        status, _ = _highs_status(opt, res, timer)
+        status = _highs_status(opt, res, timer)
         if not status.ok or abs(status.objective - expected) > 1e-6:
             return AvailabilityReport(Availability.BadVersion,
                                       f"HiGHS failed its test QP ({status.solver_message}, objective "
@@ -766,7 +765,7 @@ class HighsSolver(Solver):
         except Exception as exc:
             raise SolverError(f"solver highs could not take the model: {_one_line(exc)}", termination="error",
                               solver_message=_one_line(exc)) from exc
-        status, _ = _highs_status(opt, res, timer)
+        status = _highs_status(opt, res, timer)
         _highs_load(model, res, status, load_duals, ("highs", "highs"), opt)
         return status
 
@@ -778,7 +777,6 @@ class _HighsHandle(PersistentHandle):
     solver_name = "highs"
 
     def __init__(self, model):
-        from pyomo.common.timing import HierarchicalTimer
         self.model = model
         self._opt = _highs_opt()
         au = self._opt.config.auto_updates
@@ -793,7 +791,6 @@ class _HighsHandle(PersistentHandle):
         except Exception as exc:
             raise SolverError(f"solver highs could not take the model: {_one_line(exc)}", termination="error",
                               solver_message=_one_line(exc)) from exc
-        self._timer = HierarchicalTimer
 
     def add_constraints(self, cons):
         cons = _flatten(cons)
@@ -823,10 +820,11 @@ class _HighsHandle(PersistentHandle):
         self._opt.set_objective(_active_objective(self.model))
 
     def solve(self, *, load_duals=True, time_limit=None, raise_on_failure=True):
+        from pyomo.common.timing import HierarchicalTimer
         self._opt.config.solver_options["time_limit"] = float(time_limit) if time_limit else float("inf")
-        timer = self._timer()
+        timer = HierarchicalTimer()
         res = self._opt.solve(self.model, timer=timer)
-        status, _ = _highs_status(self._opt, res, timer)
+        status = _highs_status(self._opt, res, timer)
         _highs_load(self.model, res, status, load_duals, ("highs", "highs"), self._opt)
         return _finish("highs", status, raise_on_failure)
 
@@ -921,7 +919,8 @@ class IpoptSolver(Solver):
         sol_status = ("optimal" if termination == "optimal"
                       else "infeasible" if termination in ("infeasible", "unbounded") else "feasible")
         objective = pe.value(_active_objective(model).expr, exception=False)
-        if load_duals:
+        if load_duals or _dual_suffix(model, create=False) is not None:
+            # cyipopt fills an existing dual suffix whatever we asked: record whose signs are in it
             _record_duals(model, ("ipopt", "cyipopt"))
         return SolveStatus(termination, sol_status, f"Ipopt {ip_name}: {msg}", solver_time,
                            None if objective is None else float(objective))
@@ -941,7 +940,7 @@ class IpoptSolver(Solver):
         if len(res.solution) > 0:
             model.solutions.load_from(res)
             sol_status = "optimal" if termination == "optimal" else "feasible"
-            if load_duals:
+            if load_duals or _dual_suffix(model, create=False) is not None:
                 _record_duals(model, ("ipopt", "ipopt-exe"))
         objective = pe.value(_active_objective(model).expr, exception=False) if sol_status != "none" else None
         return SolveStatus(termination, sol_status, words, solver_time,
@@ -1002,7 +1001,8 @@ def _solve_legacy(name, factory_name, model, options, load_duals, log_status=Non
     if len(res.solution) > 0 and termination not in ("infeasible", "infeasible_or_unbounded", "unbounded"):
         model.solutions.load_from(res)
         sol_status = "optimal" if termination == "optimal" else "feasible"
-        if load_duals:
+        if load_duals or _dual_suffix(model, create=False) is not None:
+            # Pyomo loads every import suffix the model has, asked or not: record whose signs are in it
             _record_duals(model, (name, factory_name))
     elif termination == "infeasible":
         sol_status = "infeasible"
@@ -1095,8 +1095,8 @@ class MosekSolver(Solver):
             msg = _one_line(exc)
             if "licen" in msg.lower():
                 return AvailabilityReport(Availability.BadLicense,
-                                          f"MOSEK is installed but has no usable licence: {msg}; put a licence "
-                                          f"file at ~/mosek/mosek.lic or set MOSEKLM_LICENSE_FILE")
+                                          f"MOSEK is installed but has no usable licence: {msg.rstrip('.')}; put "
+                                          f"a licence file at ~/mosek/mosek.lic or set MOSEKLM_LICENSE_FILE")
             return AvailabilityReport(Availability.BadVersion, f"MOSEK failed its test LP: {msg}")
         if not status.ok or abs(status.objective - expected) > 1e-6:
             if "licen" in status.solver_message.lower():

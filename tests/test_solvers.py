@@ -544,3 +544,37 @@ def test_format_table_has_one_line_per_solver():
     lines = text.splitlines()
     assert len(lines) == 1 + len(S.registered())
     assert all(line.split()[0] == name for line, name in zip(lines[1:], S.registered()))
+
+
+# QCQP:  min x + y  s.t.  q: x^2 + y^2 <= 1.  Optimum -sqrt(2) at -(1, 1)/sqrt(2); grad f = y grad g gives
+# (1, 1) = y (2x, 2y), so y = -1/sqrt(2) (<= 0 for a <= row), and f*(b) = -sqrt(2 b) has the same derivative at 1.
+def qcqp_model(b=1.0):
+    m = pe.ConcreteModel()
+    m.x = pe.Var(initialize=0.1)
+    m.y = pe.Var(initialize=0.1)
+    m.obj = pe.Objective(expr=m.x + m.y)
+    m.q = pe.Constraint(expr=m.x ** 2 + m.y ** 2 <= b)
+    return m
+
+
+@pytest.mark.parametrize("name", ["ipopt", "gurobi", "mosek", "scip"])
+def test_qcqp_optimum_and_dual(name):
+    solver = need(name, ProblemClass.QCQP)
+    m = qcqp_model()
+    assert S.classify(m) is ProblemClass.QCQP
+    st = solver.solve(m)
+    assert st.objective == pytest.approx(-np.sqrt(2.0), abs=1e-5)
+    np.testing.assert_allclose([m.x.value, m.y.value], -np.ones(2) / np.sqrt(2.0), atol=1e-4)
+    if solver.gives_duals:
+        y = S.duals(m, [m.q])
+        assert y[0] == pytest.approx(-1 / np.sqrt(2.0), abs=1e-4)
+
+
+def test_dual_source_follows_the_solver_that_overwrote_the_suffix():
+    """cyipopt fills an existing dual suffix even with load_duals=False: the signs must follow it."""
+    need("highs", ProblemClass.LP)
+    ipopt = need("ipopt", ProblemClass.LP)
+    m = lp_model("min_ge")
+    S.get_solver("highs").solve(m)
+    ipopt.solve(m, load_duals=False)
+    np.testing.assert_allclose(S.duals(m, [m.c1, m.c2, m.c3]), lp_expected_duals("min_ge"), atol=1e-5)
