@@ -139,9 +139,10 @@ def synthetic_chain(n_instances=1000, n_features=100, n_relevant=30, correlated=
     i.i.d. N(0, 1). The CRF has one real-valued state feature per (input feature, label) (d·K = 200) and K×K
     transition features (4); state weights of relevant features ~ N(0, weight_scale²), of irrelevant features 0,
     transition weights ~ N(0, transition_scale²). Labels (L = 8 binary states) are drawn by Gibbs sampling. The
-    Laplace M³N paper runs 5000 iterations; a chain of 8 labels mixes within a few sweeps, so the default is 1000
-    sweeps (pass ``gibbs_sweeps=5000`` for the paper's count; the test suite checks the sampler against exact
-    enumeration).
+    Laplace M³N paper runs 5000 iterations; the default is 1000 sweeps, ample for transition weights of this scale
+    (strongly alternating transitions mix slowest: on 5 binary labels with |weights| ≈ 2, 25 sweeps were not enough
+    and 200 were). Pass ``gibbs_sweeps=5000`` for the paper's count. The sampler is checked against exact
+    enumeration in the test suite.
 
     Parameters
     ----------
