@@ -9,6 +9,14 @@ Quick use::
 """
 __version__ = "0.1.0"
 
+import os as _os
+import sys as _sys
+
+# `make` builds pynumero's ASL library (needed by cyipopt through Pyomo) inside the venv, not in $HOME; point Pyomo
+# at it unless the user chose another place. Must happen before Pyomo is first imported.
+if "PYOMO_CONFIG_DIR" not in _os.environ and _os.path.isdir(_os.path.join(_sys.prefix, "pyomo", "lib")):
+    _os.environ["PYOMO_CONFIG_DIR"] = _os.path.join(_sys.prefix, "pyomo")
+
 
 def __getattr__(name):
     # lazy: importing mmprog stays cheap (no Pyomo) for the inference kernels and the data loaders

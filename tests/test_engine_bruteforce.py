@@ -143,3 +143,25 @@ def test_primal_and_dual_master_agree():
     b = mmprog.fit(ds, program="m3n", C=2.0, master="dual", solver="highs", eps=1e-6)
     assert a.primal_objective == pytest.approx(b.primal_objective, rel=1e-5)
     assert np.allclose(a.w, b.w, atol=1e-3)
+
+
+def test_gram_dual_native_highs_route_equals_pyomo_route():
+    """The dual master solved from its arrays through highspy gives what Pyomo's own HiGHS interface gives on the
+    Pyomo model (the statement of the program)."""
+    from mmprog.cutting_plane import run
+    from mmprog.features import ChainFeatureMap
+    from mmprog.oracle import Oracle
+    from mmprog.programs import get_program
+    from mmprog.solvers import get_solver
+    ds = tiny(seed=13)
+    fmap = ChainFeatureMap.from_dataset(ds)
+    orc = Oracle(fmap, fmap.prepare(ds))
+    prog = get_program("m3n", C=1.5, master="dual")
+    native = run(prog, orc, solver=get_solver("highs"), slack="one", eps=1e-6)
+    # re-solve the final working set through Pyomo's interface
+    model = native.model
+    model.native = False
+    get_solver("highs").solve(model)
+    again = prog.read_solution(model)
+    assert again.objective == pytest.approx(native.solution.objective, rel=1e-6, abs=1e-8)
+    assert np.allclose(again.w, native.solution.w, atol=1e-5)

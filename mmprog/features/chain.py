@@ -256,6 +256,9 @@ class ChainFeatureMap:
     def delta(self, prepared, idx, labelings):
         """ΔF rows Δfᵢ(y) = f(xᵢ, yᵢ) − f(xᵢ, y) and the losses Δℓᵢ(y).
 
+        Only positions where y differs from the gold labels contribute to the state block, so the rows are built
+        from those tokens alone (one sparse or dense product over the distinct (row, label) pairs).
+
         Returns
         -------
         dF : scipy.sparse.csr_matrix, shape (m, dim)
@@ -263,15 +266,54 @@ class ChainFeatureMap:
         """
         idx = np.asarray(idx, dtype=np.int64)
         labelings = np.asarray(labelings, dtype=np.int64)
+        m, K = len(idx), self.n_labels
         T = labelings.shape[1]
         gold = prepared.gold[idx]
         gold = np.pad(gold, ((0, 0), (0, max(0, T - gold.shape[1]))), constant_values=-1)[:, :T]
         # hidden gold positions carry no label: leave them out of both sides so Δf stays a difference of
         # comparable feature counts (PoMEN handles hidden labels by expectation instead)
         lab = np.where(gold >= 0, labelings, -1)
-        dF = self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)
-        dF.eliminate_zeros()
-        return dF.tocsr(), self.loss(prepared, idx, labelings)
+        if self.start_stop or self.bias:
+            dF = self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)
+            dF.eliminate_zeros()
+            return dF.tocsr(), self.loss(prepared, idx, labelings)
+        tok, row, pos = self._tokens(prepared, idx)
+        g, y = gold[row, pos], lab[row, pos]
+        diff = (g >= 0) & (y != g)
+        tok, row, g, y = tok[diff], row[diff], g[diff], y[diff]
+        keys = np.concatenate([row * K + g, row * K + y])
+        uniq, inv = np.unique(keys, return_inverse=True)
+        D = sp.csr_matrix((np.r_[np.ones(len(tok)), -np.ones(len(tok))], (inv, np.r_[tok, tok])),
+                          shape=(len(uniq), prepared.data["X"].shape[0]))
+        X = prepared.data["X"]
+        S = D @ X
+        ur, uk = uniq // K, uniq % K
+        if sp.issparse(S):
+            S = S.tocsr()
+            counts = np.bincount(ur, weights=np.diff(S.indptr), minlength=m).astype(np.int64)
+            cols_state = S.indices.astype(np.int64) * K + np.repeat(uk, np.diff(S.indptr))
+            vals_state = S.data
+        else:
+            # dense inputs (OCR pixels): every (row, label) pair gives a full block of d entries; lay them out as
+            # CSR directly (each (row, column) appears once, so no sorting or duplicate summing is needed)
+            d = S.shape[1]
+            counts = np.bincount(ur, minlength=m).astype(np.int64) * d
+            cols_state = (np.arange(d)[None, :] * K + uk[:, None]).ravel()
+            vals_state = np.asarray(S).ravel()
+        indptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        state = sp.csr_matrix((vals_state, cols_state, indptr), shape=(m, self.offsets["transition"]))
+        trans = np.zeros((m, K * K))
+        if T > 1:
+            lengths = prepared.lengths[idx]
+            inside = np.arange(1, T)[None, :] < lengths[:, None]
+            for sign, L in ((1.0, gold), (-1.0, lab)):
+                a, b = L[:, :-1], L[:, 1:]
+                valid = (a >= 0) & (b >= 0) & inside
+                r, _ = np.nonzero(valid)
+                np.add.at(trans, (r, a[valid] * K + b[valid]), sign)
+        dF = sp.hstack([state, sp.csr_matrix(trans)], format="csr")
+        return dF, self.loss(prepared, idx, labelings)
 
     # ------------------------------------------------------------------ prediction helpers
     def marginals(self, w, prepared, idx=None, kind="sum"):
