@@ -170,6 +170,16 @@ class TestSequenceValidation:
         assert all(np.allclose(a.toarray(), b) for a, b in zip(ds.X, X))
         ds = SequenceDataset([sp.csr_matrix(x, dtype=np.int64) for x in Xi], Y, 3)
         assert all(x.dtype == np.float64 for x in ds.X)
+        ds = SequenceDataset([sp.csr_array(x) for x in X], Y, 3)
+        assert all(isinstance(x, sp.csr_matrix) for x in ds.X)
+        csr = [sp.csr_matrix(x) for x in X]
+        assert all(a is b for a, b in zip(SequenceDataset(csr, Y, 3).X, csr))  # CSR kept as given
+
+    @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+    def test_np_matrix_becomes_ndarray(self):
+        X, Y = make_seq()
+        ds = SequenceDataset([np.asmatrix(x) for x in X], Y, 3)
+        assert all(type(x) is np.ndarray for x in ds.X)
 
     def test_groups_and_names_kept(self):
         X, Y = make_seq()

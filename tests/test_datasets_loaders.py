@@ -369,6 +369,13 @@ SIGHAN = {
 }
 
 
+def gold_words(corpus):
+    """Words of a gold file read directly (independently of the loader): one sentence per non-blank line."""
+    path = DATA / "sighan2005_icwb2" / "gold" / f"{corpus}_test_gold.utf8.gz"
+    with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
+        return [line.split() for line in fh if line.split()]
+
+
 @pytest.fixture(scope="module")
 def sighan():
     out = {}
@@ -385,7 +392,9 @@ def test_sighan_counts(corpus, sighan):
     need("sighan2005_icwb2", "gold", f"{corpus}_test_gold.utf8.gz")
     gold, raw = sighan[corpus]
     n_sent, n_words, n_chars, n_vocab = SIGHAN[corpus]
-    assert len(gold) == n_sent and sum(len(w) for w in gold.info["words"]) == n_words and gold.n_tokens == n_chars
+    words = gold_words(corpus)
+    assert len(gold) == len(words) == n_sent and sum(map(len, words)) == n_words and gold.n_tokens == n_chars
+    assert [s["char"] for s in gold.sentences] == [list("".join(ws)) for ws in words]
     assert len(raw) == n_sent and raw.n_tokens == n_chars and raw.labels is None
     # README: the raw test file has the gold file's characters, line by line
     assert [s["char"] for s in raw.sentences] == [s["char"] for s in gold.sentences]
@@ -393,26 +402,27 @@ def test_sighan_counts(corpus, sighan):
     assert gold.label_set() == ["B", "E", "I", "S"]
     assert all(len(c) == 1 for s in gold.sentences[:100] for c in s["char"])
     assert "\ufeff" not in gold.sentences[0]["char"] and "\r" not in gold.sentences[0]["char"]
-    words = load_word_list(need("sighan2005_icwb2", "gold", f"{corpus}_training_words.utf8.gz"))
-    assert len(words) == n_vocab
+    vocab = load_word_list(need("sighan2005_icwb2", "gold", f"{corpus}_training_words.utf8.gz"))
+    assert len(vocab) == n_vocab
 
 
 @pytest.mark.parametrize("corpus", list(SIGHAN))
 @pytest.mark.parametrize("tagset", ["BIES", "BIE"])
 def test_sighan_tags_recover_words(corpus, tagset, sighan):
     need("sighan2005_icwb2", "gold", f"{corpus}_test_gold.utf8.gz")
-    gold = sighan[corpus][0]
-    for s, ws in zip(gold.sentences, gold.info["words"]):
-        tags = words_to_tags(ws, tagset)
-        assert len(tags) == len(s["char"]) and set(tags) <= set("BIES" if tagset == "BIES" else "BIE")
-        assert tags_to_words(s["char"], tags, tagset) == ws
+    gold = sighan[corpus][0] if tagset == "BIES" else load_sighan(
+        need("sighan2005_icwb2", "gold", f"{corpus}_test_gold.utf8.gz"), tagset=tagset)
+    for s, lab, ws in zip(gold.sentences, gold.labels, gold_words(corpus)):
+        assert lab == words_to_tags(ws, tagset) and set(lab) <= set(tagset)
+        assert tags_to_words(s["char"], lab, tagset) == ws
 
 
 def test_sighan_bom_crlf_ideographic_space(tmp_path):
     text = "\ufeff共同  创造\u3000美好\r\n\r\n的 新\r\n"
     for gz in (False, True):
         c = load_sighan(write(tmp_path / f"g{gz}.utf8", text, gz=gz))
-        assert c.info["words"] == [["共同", "创造", "美好"], ["的", "新"]]
+        assert [tags_to_words(s["char"], lab) for s, lab in zip(c.sentences, c.labels)] == [
+            ["共同", "创造", "美好"], ["的", "新"]]
         assert c.labels == [["B", "E", "B", "E", "B", "E"], ["S", "S"]] and list(c.source_lines) == [1, 3]
         c = load_sighan(tmp_path / f"g{gz}.utf8", tagset="BIE")
         assert c.labels[1] == ["B", "B"]

@@ -151,7 +151,7 @@ def _check_fold_ids(fold_ids, n, who):
 def _check_matrix(x, i, who, unit, width):
     """Validate one feature matrix; return it as float CSR or float ndarray (ints/bools become float64)."""
     if sp.issparse(x):
-        if x.format != "csr":
+        if not isinstance(x, sp.csr_matrix):  # other formats, and sparse *arrays* (whose row indexing differs)
             x = sp.csr_matrix(x)
         kind = x.dtype.kind
         if kind in "biu":
@@ -161,7 +161,7 @@ def _check_matrix(x, i, who, unit, width):
         if x.data.size and not np.isfinite(x.data).all():
             raise DataError(f"{who}: {unit} {i}: X contains NaN or inf; replace them with finite values")
     else:
-        if not isinstance(x, np.ndarray):
+        if not isinstance(x, np.ndarray) or isinstance(x, np.matrix):
             try:
                 x = np.asarray(x)
             except ValueError:  # ragged nested lists
@@ -275,7 +275,7 @@ class SequenceDataset(_Collection):
     ----------
     X : list of ndarray or scipy.sparse matrix, each shape (T_i, d)
         Per-sequence input features. Dense float arrays and CSR matrices are kept as given (not copied); int and
-        bool arrays become float64 and other sparse formats CSR.
+        bool arrays become float64, other sparse formats and sparse arrays ``csr_matrix``.
     Y : list of array of int, each shape (T_i,)
         Labels in [0, n_labels), or −1 for an unobserved (hidden) position. Float arrays with integral values
         are accepted and converted.

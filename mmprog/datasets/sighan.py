@@ -79,8 +79,9 @@ def load_sighan(path, tagset="BIES", name=None) -> TokenCorpus:
     -------
     TokenCorpus
         Column ``char`` (one character per token), ``labels`` the tags, ``label_column`` ``"tag"``,
-        ``source_lines`` the line of each sentence, and ``info["words"]`` the gold words of each sentence (for
-        segmentation P/R/F1). PKU test gold: 1,944 sentences, 104,372 words, 172,733 characters.
+        ``source_lines`` the line of each sentence. The gold words of sentence i are
+        ``tags_to_words(corpus.sentences[i]["char"], corpus.labels[i], tagset)``. PKU test gold: 1,944 sentences,
+        104,372 words, 172,733 characters.
 
     Raises
     ------
@@ -89,7 +90,7 @@ def load_sighan(path, tagset="BIES", name=None) -> TokenCorpus:
     """
     _check_tagset(tagset)
     p = as_path(path)
-    sentences, labels, lines, words = [], [], [], []
+    sentences, labels, lines = [], [], []
     for k, text in iter_lines(p, "utf-8"):
         ws = text.split()  # str.split() also splits on U+3000 and other Unicode spaces
         if not ws:
@@ -98,12 +99,11 @@ def load_sighan(path, tagset="BIES", name=None) -> TokenCorpus:
         sentences.append({"char": chars})
         labels.append(words_to_tags(ws, tagset))
         lines.append(k)
-        words.append(ws)
     if not sentences:
         raise fail(p, None, "no sentences found (expected one segmented sentence per line)")
     corpus = TokenCorpus(sentences, labels, columns=("char",), label_column="tag",
                          name=name if name is not None else p.name, source_lines=lines)
-    corpus.info.update(source=str(p), tagset=tagset, words=words)
+    corpus.info.update(source=str(p), tagset=tagset)
     return corpus
 
 
