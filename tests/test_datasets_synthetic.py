@@ -284,6 +284,9 @@ def test_load_spec_paths_and_data_root(tmp_path, monkeypatch):
     assert c.labels == [["DA", "NC"]]
     with pytest.raises(DataError, match="also tried"):
         load_spec("conll:sub/missing.txt")
+    monkeypatch.delenv("MMPROG_DATA")
+    c = load_spec("conll:a.txt,columns=form/pos/ne", data_root=tmp_path / "sub")
+    assert c.labels == [["O", "B-PER"]]
 
 
 @pytest.mark.parametrize("spec, needle", [

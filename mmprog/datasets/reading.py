@@ -88,7 +88,8 @@ def iter_lines(path, encoding="utf-8"):
             yield k, raw.decode(encoding)
         except UnicodeDecodeError as exc:
             raise DataError(f"{path}:{k}: cannot decode the line as {encoding} ({exc.reason} at byte {exc.start}); "
-                            f"pass the file's encoding, e.g. encoding='latin-1'") from None
+                            f"is the file in another encoding (the loader's encoding= parameter, where it has one)?"
+                            ) from None
 
 
 def blocks(path, encoding="utf-8", comment=None):

@@ -70,8 +70,9 @@ def default_data_root() -> Path:
     return checkout.parent / "shared" / "data"
 
 
-def resolve_path(path) -> Path:
-    """``path`` if it exists; else, when relative, the same path under :func:`default_data_root`.
+def resolve_path(path, data_root=None) -> Path:
+    """``path`` if it exists; else, when relative, the same path under ``data_root`` (default
+    :func:`default_data_root`).
 
     Raises
     ------
@@ -82,7 +83,7 @@ def resolve_path(path) -> Path:
     if p.exists():
         return p
     if not p.is_absolute():
-        q = default_data_root() / p
+        q = Path(data_root if data_root is not None else default_data_root()) / p
         if q.exists():
             return q
         raise DataError(f"{p}: no such file (also tried {q}); give a path to the data file or set MMPROG_DATA")
@@ -105,13 +106,15 @@ def _value(text: str):
     return text
 
 
-def load_spec(spec: str):
+def load_spec(spec: str, data_root=None):
     """Load data from a one-string specification (module docstring).
 
     Parameters
     ----------
     spec : str
         ``NAME:PATH[,key=value,...]`` or ``NAME[:key=value,...]``; NAME one of :data:`LOADERS`.
+    data_root : str or Path, optional
+        Where a relative PATH that does not exist as given is looked up (default :func:`default_data_root`).
 
     Returns
     -------
@@ -139,7 +142,7 @@ def load_spec(spec: str):
     if takes_path:
         if not parts or not parts[0].strip() or "=" in parts[0]:
             raise ParameterError(f"{name} reads a file: write the spec as '{name}:PATH[,key=value,...]'; got {spec!r}")
-        args.append(resolve_path(parts.pop(0).strip()))
+        args.append(resolve_path(parts.pop(0).strip(), data_root))
     params = inspect.signature(func).parameters
     # return_truth would change the return type; a spec always yields the data alone
     allowed = [k for k in params if not (takes_path and k == "path") and k != "return_truth"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
-from ..exceptions import DataError
 from .base import TreeDataset, _check_tree
 from .reading import as_path, blocks, fail
 
@@ -153,10 +152,7 @@ def _read_10col(path, dialect, name, encoding):
         if not form:
             continue  # a block of multiword/empty-node lines only cannot occur in valid files; nothing to keep
         h = np.asarray(hs, dtype=np.int64)
-        try:
-            _check_tree(h, len(form), len(sentences), f"{p}:{block[0][0]}")
-        except DataError:
-            raise
+        _check_tree(h, len(form), len(sentences), f"{p}:{block[0][0]}")
         sentences.append({"form": form, "lemma": lemma, "cpos": cpos, "pos": pos, "feats": feats,
                           "deprel": deprel})
         heads.append(h)
