@@ -215,6 +215,8 @@ class Result(Predictor):
     def export(self, path, fmt=None):
         """Write the master program as it stands (``.lp``, ``.mps``, ``.nl`` or ``.gms``, readable names)."""
         from .export import write_model
+        from .programs import get_program
+        get_program(self.program, **self.params).materialise(self.model)
         return write_model(self.model, path, fmt)
 
     def summary(self):

@@ -161,7 +161,7 @@ def test_gram_dual_native_highs_route_equals_pyomo_route():
     # re-solve the final working set through Pyomo's interface
     model = native.model
     model.native = False
-    get_solver("highs").solve(model)
+    prog.solve(model, get_solver("highs"))   # materialises ½αᵀGα in the Pyomo objective first
     again = prog.read_solution(model)
     assert again.objective == pytest.approx(native.solution.objective, rel=1e-6, abs=1e-8)
     assert np.allclose(again.w, native.solution.w, atol=1e-5)

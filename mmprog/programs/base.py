@@ -142,6 +142,9 @@ class Program:
         :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum."""
         return solver.solve(model, **kw)
 
+    def materialise(self, model):
+        """Bring any lazily kept part of the Pyomo model up to date (before export, inspection, Pyomo solves)."""
+
     def dual_model(self, model):
         """The explicit dual of the master on its working set, as its own Pyomo model."""
         raise NotImplementedError(f"program {self.name!r} has no explicit dual model yet")

@@ -75,7 +75,7 @@ class M3N(Program):
             m.cuts = pyo.ConstraintList()
             m.w_list = [m.w[k] for k in range(dims.dim)]
             m.objective = pyo.Objective(
-                expr=0.5 * pyo.quicksum([v * v for v in m.w_list], linear=False)
+                expr=0.5 * pyo.quicksum([v * v for v in m.w_list])
                 + m.C * m.slack_scale * pyo.quicksum(m.xi[i] for i in range(dims.n_slacks)),
                 sense=pyo.minimize)
         else:
@@ -107,7 +107,6 @@ class M3N(Program):
 
     def _add_dual(self, m, cuts, positions):
         ws = m.ws
-        G_new = ws.gram_rows(positions)            # (m_new, r_total) inner products with every cut so far
         alphas = []
         for r, pos in enumerate(positions):
             a = m.alpha.add()
@@ -118,19 +117,35 @@ class M3N(Program):
             terms = m.alpha_of_slack[slack]
             m.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
                                                linear_vars=list(terms)) <= m.C * m.slack_scale
-        all_alpha = ws.components
-        quad_terms = []
-        for r, pos in enumerate(positions):
-            a = all_alpha[pos]
-            row = G_new[r]
-            # the new cut's row of ½αᵀGα: G_ss/2 α_s² + Σ_{r<s} G_rs α_r α_s (earlier cuts only, so every pair once)
-            quad_terms.append(0.5 * row[pos] * a * a)
-            nz = np.nonzero(row[:pos])[0]
-            quad_terms.extend(float(row[q]) * all_alpha[q] * a for q in nz)
         m.linear.expr = m.linear.expr + LinearExpression(
             constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
-        m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms, linear=False)
+        # ½αᵀGα is written into the Pyomo objective on demand (materialise): its r² terms cost Pyomo seconds per
+        # round once r reaches the hundreds, and the HiGHS route solves from G directly
         return alphas
+
+    def materialise(self, model):
+        """Write the pending Gram terms into ``model.quadratic`` so the Pyomo model states the whole program
+        (called before exports, inspection and solves through Pyomo's interfaces)."""
+        m = model
+        if getattr(m, "master", None) != "dual":
+            return
+        done = getattr(m, "_quad_done", 0)
+        ws = m.ws
+        if done >= ws.size:
+            return
+        new = list(range(done, ws.size))
+        G_new = ws.gram_rows(new)
+        all_alpha = ws.components
+        quad_terms = []
+        for r, pos in enumerate(new):
+            a = all_alpha[pos]
+            row = G_new[r]
+            # the new cut's row of ½αᵀGα: G_ss/2 α_s² + Σ_{q<s} G_qs α_q α_s (earlier cuts only, so each pair once)
+            quad_terms.append(0.5 * float(row[pos]) * a * a)
+            nz = np.nonzero(row[:pos])[0]
+            quad_terms.extend(float(row[q]) * all_alpha[q] * a for q in nz)
+        m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms)
+        m._quad_done = ws.size
 
     def solve(self, model, solver, **kw):
         """Solve the master. The Gram dual with HiGHS is handed over from the same arrays the Pyomo model was
@@ -140,6 +155,7 @@ class M3N(Program):
         show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
         if model.master == "dual" and solver.name == "highs" and getattr(model, "native", True):
             return _GramDualHighs.of(model).solve(self, model, **kw)
+        self.materialise(model)
         return solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     def drop_cuts(self, model, positions):

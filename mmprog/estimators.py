@@ -1,0 +1,105 @@
+"""scikit-learn–compatible estimators over lists of per-sequence feature arrays and label arrays.
+
+Hyper-parameters are stored untouched in ``__init__`` and validated in ``fit`` (messages name the parameter, its
+allowed range and the value got); learned state has a trailing underscore.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .exceptions import check_param
+
+
+class M3N(BaseEstimator):
+    """Max-margin Markov network for linear chains, P0 (``norm="l2"``) or the ℓ1 LP P1 (``norm="l1"``).
+
+    Parameters
+    ----------
+    norm : {"l2", "l1"}
+    C : float
+        Slack weight, n-slack scale (objective Ω(w) + C Σᵢ ξᵢ).
+    solver : str or None
+        Registered solver name; None picks the default for the program's class.
+    slack : {"n", "one"}
+    eps : float
+    max_iter : int
+    n_labels : int or None
+        Number of labels; None takes 1 + the largest label seen in ``fit``.
+
+    Attributes
+    ----------
+    result_ : mmprog.result.Result
+    coef_ : ndarray, shape (dim,)
+    n_labels_ : int
+    n_features_in_ : int
+    """
+
+    def __init__(self, norm="l2", C=1.0, solver=None, slack="n", eps=1e-3, max_iter=500, n_labels=None):
+        self.norm = norm
+        self.C = C
+        self.solver = solver
+        self.slack = slack
+        self.eps = eps
+        self.max_iter = max_iter
+        self.n_labels = n_labels
+
+    def _validate(self):
+        check_param("norm", self.norm, self.norm in ("l2", "l1"), '"l2" or "l1"')
+        check_param("C", self.C, isinstance(self.C, (int, float)) and np.isfinite(self.C) and self.C > 0,
+                    "a finite float > 0")
+        check_param("slack", self.slack, self.slack in ("n", "one"), '"n" or "one"')
+        check_param("eps", self.eps, isinstance(self.eps, (int, float)) and self.eps > 0, "a float > 0")
+        check_param("max_iter", self.max_iter, isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1,
+                    "an int >= 1")
+
+    def _dataset(self, X, y=None):
+        from .datasets.base import SequenceDataset
+        X = list(X)
+        if y is None:
+            y = [np.zeros(np.shape(x)[0], dtype=np.int64) for x in X]
+        return SequenceDataset(X, [np.asarray(v) for v in y], self.n_labels_)
+
+    def fit(self, X, y):
+        """X: list of (Tᵢ, d) arrays (dense or CSR); y: list of (Tᵢ,) int label arrays."""
+        import mmprog
+        self._validate()
+        y = [np.asarray(v) for v in y]
+        seen = int(max((v.max() for v in y if len(v)), default=0)) + 1
+        self.n_labels_ = int(self.n_labels) if self.n_labels is not None else seen
+        ds = self._dataset(X, y)
+        self.n_features_in_ = ds.n_features
+        self.result_ = mmprog.fit(ds, program="m3n" if self.norm == "l2" else "l1m3n", C=float(self.C),
+                                  solver=self.solver, slack=self.slack, eps=float(self.eps),
+                                  max_iter=int(self.max_iter))
+        self.coef_ = self.result_.w
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "result_"):
+            from sklearn.exceptions import NotFittedError
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+
+    def predict(self, X):
+        """List of (Tᵢ,) label arrays."""
+        self._check_fitted()
+        return self.result_.predict(self._dataset(X))
+
+    def score(self, X, y):
+        """Token (per-position) accuracy, 1 − Hamming error rate."""
+        pred = self.predict(X)
+        y = [np.asarray(v) for v in y]
+        total = sum(len(v) for v in y)
+        right = sum(int(np.sum(p == t)) for p, t in zip(pred, y))
+        return right / max(total, 1)
+
+
+def __getattr__(name):
+    if name == "LInfMaxMargin":
+        import importlib
+        for mod in ("mmprog.linf", "mmprog.estimators_linf"):
+            try:
+                return importlib.import_module(mod).LInfMaxMargin
+            except ModuleNotFoundError:
+                continue
+    raise AttributeError(f"module 'mmprog.estimators' has no attribute {name!r}")
