@@ -18,6 +18,7 @@ same kind carrying names, groups, fold ids and ``info``. ``folds(k, seed)`` give
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -44,7 +45,7 @@ class _Collection:
             yield self._item(i)
 
     def _resolve(self, key) -> np.ndarray:
-        """Turn a slice / int array / bool mask into sorted-as-given int64 indices, checking bounds."""
+        """Turn a slice / int array / bool mask into int64 indices (in the given order), checking bounds."""
         n = self._n
         if isinstance(key, slice):
             return np.arange(n, dtype=np.int64)[key]
