@@ -2,7 +2,17 @@
 
 Chains (:mod:`mmprog.inference.chain`): :func:`viterbi`, :func:`loss_augment`, :func:`forward_backward`,
 :func:`max_marginals`, :func:`viterbi_topk` on padded batches (B, T, K), vectorised over examples and labels.
+
+Dependency trees (:mod:`mmprog.inference.trees`): :func:`chu_liu_edmonds` (maximum spanning arborescence),
+:func:`eisner` (best projective tree), their ``_batch`` forms, :func:`loss_augment_arcs`, :func:`tree_score`.
+
+Forests of pairwise models (:mod:`mmprog.inference.tree_bp`): :func:`tree_sum_product`, :func:`tree_max_product`.
 """
 from mmprog.inference.chain import forward_backward, loss_augment, max_marginals, viterbi, viterbi_topk
+from mmprog.inference.tree_bp import tree_max_product, tree_sum_product
+from mmprog.inference.trees import (chu_liu_edmonds, chu_liu_edmonds_batch, eisner, eisner_batch, loss_augment_arcs,
+                                    tree_score)
 
-__all__ = ["viterbi", "loss_augment", "forward_backward", "max_marginals", "viterbi_topk"]
+__all__ = ["viterbi", "loss_augment", "forward_backward", "max_marginals", "viterbi_topk",
+           "chu_liu_edmonds", "chu_liu_edmonds_batch", "eisner", "eisner_batch", "loss_augment_arcs", "tree_score",
+           "tree_sum_product", "tree_max_product"]
