@@ -48,6 +48,9 @@ def load_data(spec, train_fold=None, part="train"):
     """Load a data spec; with ``train_fold`` split by the source's fold ids (train = that fold, test = the rest)."""
     from .datasets.registry import load_spec
     ds = load_spec(spec)
+    if not hasattr(ds, "lengths") or not (hasattr(ds, "X") or hasattr(ds, "heads")):
+        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; build features first "
+                          f"(e.g. mmprog.features.templates) or use a sequence/tree loader")
     if train_fold is None:
         return ds
     if getattr(ds, "fold_ids", None) is None:
@@ -139,17 +142,20 @@ def cmd_export(args):
 
 def cmd_solvers(args):
     from .solvers import table as solver_table
+    from .solvers import format_table
     rows = solver_table()
     if args.json:
         _print(rows, True)
     else:
-        cols = list(rows[0].keys()) if rows else []
-        print(table(rows, cols))
+        print(format_table(rows))
 
 
 def cmd_data(args):
     from .datasets.registry import describe_loaders
     rows = describe_loaders()
+    for r in rows:
+        if isinstance(r.get("options"), list):
+            r["options"] = ",".join(r["options"])
     if args.json:
         _print(rows, True)
     else:
