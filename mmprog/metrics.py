@@ -8,7 +8,7 @@ corpora at once: sequences are concatenated and compared as integer arrays, so s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from mmprog.exceptions import DataError
@@ -91,8 +91,18 @@ def sequence_error(Y_true, Y_pred) -> float:
 # chunks (CoNLL)
 # ----------------------------------------------------------------------------------------------------------------------
 
+class _Scores:
+    """Dict-like access to a score record: ``as_dict()`` and ``items()`` (JSON-able, for reports)."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def items(self):
+        return self.as_dict().items()
+
+
 @dataclass(frozen=True)
-class PRF:
+class PRF(_Scores):
     """Precision, recall, F1 and support (number of true items)."""
     precision: float
     recall: float
@@ -109,7 +119,7 @@ def _prf(n_correct, n_pred, n_true) -> PRF:
 
 
 @dataclass(frozen=True)
-class ChunkScores:
+class ChunkScores(_Scores):
     """Chunk-level scores.
 
     Attributes
@@ -282,7 +292,7 @@ def chunk_prf(true_tags, pred_tags, label_names=None) -> ChunkScores:
 # ----------------------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class SegmentationScores:
+class SegmentationScores(_Scores):
     """Word-segmentation scores as printed by the SIGHAN 2005 ``score`` script.
 
     Attributes
@@ -458,7 +468,7 @@ def is_punct(pos, punct_tags=DEFAULT_PUNCT_TAGS) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AttachmentScores:
+class AttachmentScores(_Scores):
     """Unlabelled attachment scores.
 
     Attributes

@@ -276,6 +276,7 @@ def test_attachment_hand_case():
     assert s.complete == 0.0
     assert s.complete_no_punct == pytest.approx(1 / 2)
     assert (s.n_tokens, s.n_tokens_no_punct, s.n_sentences) == (6, 5, 2)
+    assert dict(s.items())["uas_no_punct"] == s.uas_no_punct and s.as_dict()["n_tokens"] == 6
     # decoder layout: (B, T_max + 1) with -1 at the root slot and -1 padding
     dec = np.array([[-1, 2, 3, 0, 2], [-1, 0, 2, -1, -1]])
     assert attachment_scores(gold, dec, pos=pos, punct_tags="ptb") == s
