@@ -128,6 +128,7 @@ def nx_best(S):
 @pytest.mark.parametrize("kind", ["normal", "integer", "forbidden"])
 def test_cle_matches_networkx_on_larger_graphs(kind):
     rng = np.random.default_rng({"normal": 1, "integer": 2, "forbidden": 3}[kind])
+    mats = []
     for it in range(25):
         n = int(rng.integers(6, 31))
         if kind == "integer":
@@ -138,6 +139,11 @@ def test_cle_matches_networkx_on_larger_graphs(kind):
             S[1:, 1:][rng.random((n, n)) < 0.7] = -np.inf
         heads = chu_liu_edmonds(S)
         assert_is_tree(heads, n)
+        assert score(S, heads) == pytest.approx(nx_best(S), abs=1e-9)
+        mats.append(S)
+    # the batched kernel (all sentences contracted together, padded to the longest) on the same graphs
+    for S, heads in zip(mats, chu_liu_edmonds_batch(mats)):
+        assert_is_tree(heads, S.shape[0] - 1)
         assert score(S, heads) == pytest.approx(nx_best(S), abs=1e-9)
 
 

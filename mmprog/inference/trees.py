@@ -55,72 +55,164 @@ def tree_score(scores, heads):
 # Chu-Liu-Edmonds
 # ----------------------------------------------------------------------------------------------------------------
 
-def _find_cycle(heads):
-    """Nodes of one cycle of the head graph (heads[0] = 0 marks the root), or None when it is a tree.
+def _argmax_axis1(X):
+    """First index of the maximum along axis 1 of a 3-d array, (B, J, K) -> (B, K) intp.
 
-    Pointer doubling (⌈log₂ N⌉ + 1 numpy gathers) lands every node on the cycle it eventually enters (or on the
-    root); only the one cycle returned is walked in Python.
+    numpy's ``argmax`` over a non-last axis is very slow (it transposes to a copy and loops per output element);
+    the max over axis 1 is a fast pairwise reduction, and so is a max over the codes J - j of the positions equal to
+    it. All -inf (or NaN) slices give 0.
     """
-    N = heads.shape[0]
-    P = heads
-    for _ in range(int(np.ceil(np.log2(max(N, 2)))) + 1):
-        P = P[P]
-    on = np.flatnonzero(P != 0)
-    if on.size == 0:
-        return None
-    start = int(P[on[0]])
-    cycle = [start]
-    v = int(heads[start])
-    while v != start:
-        cycle.append(v)
-        v = int(heads[v])
-    return np.array(cycle, dtype=np.intp)
+    J = X.shape[1]
+    m = X.max(axis=1, keepdims=True)
+    code = np.multiply(X == m, np.arange(J, 0, -1, dtype=np.int32)[None, :, None]).max(axis=1)
+    return np.where(code > 0, J - code, 0)
 
 
-def _cle(S):
-    """Maximum spanning arborescence rooted at 0 of a prepared score matrix (column 0 and diagonal -inf).
+def _cle_batch(M):
+    """Maximum spanning arborescences rooted at 0 of a batch of prepared score matrices M (Bn, N, N); M is consumed.
 
-    Contraction (Chu & Liu 1965; Edmonds 1967): take every node's best incoming arc; if they form a cycle C,
-    contract C into one node whose incoming arc (h → C) is scored max_{m∈C} S[h, m] − S[head(m), m] (the gain of
-    breaking the cycle at m) and whose outgoing arc (C → m) is max_{c∈C} S[c, m]; solve the smaller problem and
-    expand. Each level costs O(N²) in numpy; levels are kept on an explicit stack (no recursion limit).
+    Chu & Liu (1965) / Edmonds (1967) with incremental contraction (the dense O(n²)-per-sentence organisation of
+    Tarjan 1977), run on all sentences at once. Every node keeps its best incoming arc (``heads``). While a sentence
+    has a cycle C among these arcs, C is contracted into its smallest member r: an arc h → r scores
+    max_{m∈C} S[h, m] − S[head(m), m] (the gain of breaking the cycle at m) and an arc r → m scores
+    max_{c∈C} S[c, m]; the other members become inactive (rows and columns -inf). Only r needs a new best incoming
+    arc — every other node keeps its best arc, redirected to r if it came from C — and only cycles through r can
+    appear, but the next step simply looks again for any cycle. Each step contracts one cycle in every sentence that
+    still has one, as a fixed number of numpy calls over those sentences (cycles are found by pointer doubling,
+    ⌈log₂ N⌉ + 1 gathers); finished sentences leave the active set. The contractions are then undone in reverse.
+
+    Returns heads (Bn, N) with heads[:, 0] = 0.
     """
-    stack = []
-    while True:
-        N = S.shape[0]
-        heads = S.argmax(axis=0)
-        heads[0] = 0
-        cycle = _find_cycle(heads)
-        if cycle is None:
-            break
-        in_cycle = np.zeros(N, dtype=bool)
-        in_cycle[cycle] = True
-        rest = np.flatnonzero(~in_cycle)  # contains 0 (the root is never on a cycle: its column is -inf)
-        c = rest.size
-        S2 = np.empty((c + 1, c + 1))
-        S2[:c, :c] = S[np.ix_(rest, rest)]
-        out_sub = S[np.ix_(cycle, rest)]  # (|C|, c): arcs leaving the cycle
-        src = out_sub.argmax(axis=0)
-        S2[c, :c] = out_sub[src, np.arange(c)]
-        # The best incoming arc of a cycle node is finite (an all -inf column picks the root, never a cycle).
-        in_sub = S[np.ix_(rest, cycle)] - S[heads[cycle], cycle][None, :]  # (c, |C|): arcs entering the cycle
-        dst = in_sub.argmax(axis=1)
-        S2[:c, c] = in_sub[np.arange(c), dst]
-        S2[c, c] = -np.inf
-        stack.append((heads, cycle, rest, src, dst))
-        S = S2
-    while stack:  # expand the contractions, innermost first
-        inner = heads
-        heads, cycle, rest, src, dst = stack.pop()
-        c = rest.size
-        expanded = heads.copy()  # cycle nodes keep their cycle arcs except the one broken below
-        h_rest = inner[:c]
-        from_cycle = h_rest == c
-        expanded[rest] = np.where(from_cycle, cycle[src], rest[np.minimum(h_rest, c - 1)])
-        h_in = int(inner[c])  # index (into rest) of the head of the contracted node
-        expanded[cycle[dst[h_in]]] = rest[h_in]
-        heads = expanded
+    Bn, N, _ = M.shape
+    nodes = np.arange(N)
+    heads = _argmax_axis1(M)  # best head of every node (an all -inf column gives the root)
+    heads[:, 0] = 0
+    doublings = int(np.ceil(np.log2(max(N, 2)))) + 1
+    steps = []
+    act = np.arange(Bn)  # sentences that may still have a cycle
+    while act.size:
+        H = heads[act]
+        rows = np.arange(act.size)[:, None]
+        P, low = H, np.tile(nodes, (act.size, 1))
+        for _ in range(doublings):  # then P[v] lies on the cycle v runs into, low[v] = smallest node of it
+            low = np.minimum(low, low[rows, P])
+            P = P[rows, P]
+        on = np.zeros(H.shape, dtype=bool)
+        on[rows, P] = True  # the nodes reached after >= N steps: exactly the cycle nodes (and the root)
+        on[:, 0] = False
+        has = on.any(axis=1)
+        if not has.all():
+            act, H, on, low = act[has], H[has], on[has], low[has]
+            if act.size == 0:
+                break
+            rows = np.arange(act.size)[:, None]
+        a = rows[:, 0]
+        r = np.where(on, low, N).min(axis=1)  # contract the cycle holding the smallest cycle node
+        mem = on & (low == r[:, None])
+        # members of each contracted cycle as a padded index list (A, width); padding repeats r, harmless below
+        width = int(mem.sum(axis=1).max())
+        cyc = np.argsort(~mem, axis=1, kind="stable")[:, :width]
+        cyc = np.where(mem[rows, cyc], cyc, r[:, None])
+        sa = act[:, None]
+        # Entering member m replaces its cycle arc; cycle arcs are finite (an all -inf column picks the root)
+        into = M[sa, :, cyc] - M[sa, H[rows, cyc], cyc][:, :, None]  # (A, width, h): arcs into the cycle
+        k = _argmax_axis1(into)
+        enter = cyc[rows, k]  # enter[h]: the member an arc from h enters
+        into = into[rows, k, nodes]
+        out = M[sa, cyc]  # (A, width, m): arcs leaving the cycle
+        k = _argmax_axis1(out)
+        source = cyc[rows, k]  # source[m]: the member the best arc to m leaves from
+        out = out[rows, k, nodes]
+        M[sa, cyc] = -np.inf
+        M[sa, :, cyc] = -np.inf
+        M[act, :, r] = np.where(mem, -np.inf, into)
+        M[act, r, :] = np.where(mem, -np.inf, out)
+        steps.append((act, r, mem, H, enter, source))
+        H = np.where(mem[rows, H], r[:, None], H)  # best arcs leaving the cycle now leave r
+        H[mem] = 0  # inactive members point at the root so that they never look like a cycle
+        H[a, r] = M[act, :, r].argmax(axis=1)  # (A, N) gathered column: last-axis argmax
+        heads[act] = H
+    for act, r, mem, H, enter, source in reversed(steps):  # undo the contractions, last first
+        rows = np.arange(act.size)
+        cur = heads[act]
+        h = cur[rows, r]  # the head chosen for the contracted cycle
+        cur = np.where((cur == r[:, None]) & ~mem, source, cur)  # arcs out of the cycle leave their best member
+        cur = np.where(mem, H, cur)  # members keep their cycle arcs ...
+        cur[rows, enter[rows, h]] = h  # ... except the one entered from outside
+        heads[act] = cur
     return heads
+
+
+def _cle_single(M):
+    """:func:`_cle_batch` for one prepared matrix M (N, N) (consumed), with the cycle search as Python walks.
+
+    Same incremental contraction; for a single sentence the per-call overhead of numpy dominates, so cycles are
+    found by walking the head pointers in Python (only the walk from the contracted node can close a new cycle)
+    and each contraction is a dozen numpy calls on the (N, |C|) rows and columns of the cycle.
+    """
+    N = M.shape[0]
+    nodes = np.arange(N)
+    heads = _argmax_axis1(M[None])[0]
+    heads[0] = 0
+    pending = _all_cycles(heads.tolist())
+    steps = []
+    while pending:
+        C = np.array(pending.pop(), dtype=np.intp)
+        r = int(C.min())
+        in_c = np.zeros(N, dtype=bool)
+        in_c[C] = True
+        into = M[:, C] - M[heads[C], C]  # (N, |C|); cycle arcs are finite (an all -inf column picks the root)
+        k = into.argmax(axis=1)
+        enter = C[k]
+        into = into[nodes, k]
+        out = M[C]  # (|C|, N)
+        k = _argmax_axis1(out[None])[0]
+        source = C[k]
+        out = out[k, nodes]
+        M[C] = -np.inf
+        M[:, C] = -np.inf
+        into[in_c] = -np.inf
+        out[in_c] = -np.inf
+        M[:, r] = into
+        M[r] = out
+        steps.append((r, C, in_c, heads[C], enter, source))
+        heads = np.where(in_c[heads], r, heads)
+        heads[C] = 0
+        heads[r] = M[:, r].argmax()
+        # a new cycle can only run through r
+        h = heads.tolist()
+        path, seen, v = [r], {r}, h[r]
+        while v != 0 and v not in seen:
+            path.append(v)
+            seen.add(v)
+            v = h[v]
+        if v == r:
+            pending.append(path)
+    for r, C, in_c, cycle_heads, enter, source in reversed(steps):
+        h = int(heads[r])
+        heads = np.where((heads == r) & ~in_c, source, heads)
+        heads[C] = cycle_heads
+        heads[enter[h]] = h
+    return heads
+
+
+def _all_cycles(h):
+    """Every cycle of a head-pointer list h (h[0] = 0 is the root) as lists of nodes; one O(N) walk."""
+    state = [0] * len(h)  # 0 unvisited, 1 on the current walk, 2 done
+    cycles = []
+    for start in range(1, len(h)):
+        if state[start]:
+            continue
+        path, v = [], start
+        while v != 0 and state[v] == 0:
+            state[v] = 1
+            path.append(v)
+            v = h[v]
+        if v != 0 and state[v] == 1:
+            cycles.append(path[path.index(v):])
+        for u in path:
+            state[u] = 2
+    return cycles
 
 
 def chu_liu_edmonds(scores):
@@ -139,68 +231,78 @@ def chu_liu_edmonds(scores):
         finite score exists, the returned tree scores ``-inf``.
     """
     S = _check_scores(scores)
-    if S.shape[0] == 1:
-        return np.array([-1], dtype=np.int64)
-    heads = _cle(S).astype(np.int64)
+    heads = _cle_single(S).astype(np.int64)
     heads[0] = -1
     return heads
 
 
 def chu_liu_edmonds_batch(list_of_scores):
-    """:func:`chu_liu_edmonds` for every matrix of a list (sentences of different lengths); a list of heads."""
-    return [chu_liu_edmonds(s) for s in list_of_scores]
+    """:func:`chu_liu_edmonds` for a list of sentences of any lengths, run as one padded batch.
+
+    Padding nodes hang from the root by a 0-score arc and have no other arcs, so they never enter a cycle and never
+    change a sentence's tree. Returns a list of heads arrays (n_i+1,).
+    """
+    mats = [_check_scores(s) for s in list_of_scores]
+    if not mats:
+        return []
+    N = max(S.shape[0] for S in mats)
+    M = np.full((len(mats), N, N), -np.inf)
+    for i, S in enumerate(mats):
+        n1 = S.shape[0]
+        M[i, :n1, :n1] = S
+        M[i, 0, n1:] = 0.0
+    heads = _cle_batch(M).astype(np.int64)
+    heads[:, 0] = -1
+    return [heads[i, :S.shape[0]].copy() for i, S in enumerate(mats)]
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # Eisner
 # ----------------------------------------------------------------------------------------------------------------
 
-def _view(table, offset, shape, strides):
-    """A strided view into a C-contiguous table (a diagonal band of spans), without copying."""
-    return np.ndarray(shape, dtype=table.dtype, buffer=table, offset=offset * table.itemsize,
-                      strides=tuple(s * table.itemsize for s in strides))
+_CR, _CL, _IR, _IL, _BI, _BCR, _BCL, _S, _ST = range(9)  # slots of the stacked Eisner tables
 
 
 def _eisner_tables(S):
-    """Fill Eisner's four span tables for a batch of prepared score matrices S (Bn, N, N); return their split points.
+    """Fill Eisner's span tables for a batch of prepared score matrices S (Bn, N, N); return the split tables.
 
-    Spans [s, t] with t − s = w are processed together (one strided view per width: the candidates of all spans of
-    width w and all split points form one (Bn, N−w, w) block). Tables, for s < t:
-      Ir[s, t] incomplete span with arc s → t, Il[s, t] incomplete span with arc t → s,
-      Cr[s, t] complete span headed by s, Cl[s, t] complete span headed by t.
+    All spans of one width w are processed together: for every table M two band views are built once,
+    ``R[b, s, j] = M[b, s, s+j]`` (a row read along the span) and ``V[b, w', s, j] = M[b, s+j, s+w']`` (a column),
+    so that the candidates of all spans of width w and all their split points are one (Bn, N−w, w) block obtained
+    by basic slicing, and each width costs a fixed number of numpy calls. Tables, for s < t:
+    Ir[s, t] incomplete span with arc s → t, Il[s, t] incomplete span with arc t → s, Cr[s, t] complete span headed
+    by s, Cl[s, t] complete span headed by t; bI, bCr, bCl hold their best split points (as floats).
     """
     Bn, N, _ = S.shape
-    Ir = np.full((Bn, N, N), -np.inf)
-    Il = np.full((Bn, N, N), -np.inf)
-    Cr = np.full((Bn, N, N), -np.inf)
-    Cl = np.full((Bn, N, N), -np.inf)
-    bI = np.zeros((Bn, N, N), dtype=np.intp)  # split of Ir/Il (shared: both take the same best split)
-    bCr = np.zeros((Bn, N, N), dtype=np.intp)
-    bCl = np.zeros((Bn, N, N), dtype=np.intp)
-    d = N + 1  # stride from [s, t] to [s+1, t+1]
-    Bs = N * N  # stride between sentences
-    _view(Cr, 0, (Bn, N), (Bs, d))[...] = 0.0
-    _view(Cl, 0, (Bn, N), (Bs, d))[...] = 0.0
+    slot = Bn * N * N
+    # 9 stacked tables plus 3 spare tables so that the band views never reach past the allocation
+    flat = np.empty((9 * Bn + 3) * N * N)
+    tables = flat[:9 * slot].reshape(9, Bn, N, N)
+    tables[:4] = -np.inf
+    tables[4:7] = 0.0
+    tables[_S] = S
+    tables[_ST] = S.transpose(0, 2, 1)
+    it = flat.itemsize
+    R = np.lib.stride_tricks.as_strided(flat, (9, Bn, N, N), (slot * it, N * N * it, (N + 1) * it, it))
+    V = np.lib.stride_tricks.as_strided(flat, (9, Bn, N, N, N),
+                                        (slot * it, N * N * it, it, (N + 1) * it, N * it))
+    R[_CR, :, :, 0] = 0.0  # single-word complete spans
+    R[_CL, :, :, 0] = 0.0
     for w in range(1, N):
         m = N - w
-        # Ir/Il[s, s+w] = max_{j<w} Cr[s, s+j] + Cl[s+j+1, s+w]  (+ the arc's score)
-        cand = _view(Cr, 0, (Bn, m, w), (Bs, d, 1)) + _view(Cl, N + w, (Bn, m, w), (Bs, d, N))
-        j = cand.argmax(axis=2)
-        best = np.take_along_axis(cand, j[:, :, None], axis=2)[:, :, 0]
-        _view(bI, w, (Bn, m), (Bs, d))[...] = j
-        _view(Ir, w, (Bn, m), (Bs, d))[...] = best + _view(S, w, (Bn, m), (Bs, d))
-        _view(Il, w, (Bn, m), (Bs, d))[...] = best + _view(S, w * N, (Bn, m), (Bs, d))
+        # Ir/Il[s, s+w] = max_{j<w} Cr[s, s+j] + Cl[s+j+1, s+w]  (+ the arc's score s → s+w or s+w → s)
+        cand = R[_CR, :, :m, :w] + V[_CL, :, w - 1, 1:m + 1, :w]
+        R[_BI, :, :m, w] = cand.argmax(axis=2)
+        np.add(cand.max(axis=2)[None], R[_S:_ST + 1, :, :m, w], out=R[_IR:_IL + 1, :, :m, w])
         # Cr[s, s+w] = max_{1<=j<=w} Ir[s, s+j] + Cr[s+j, s+w]
-        cand = _view(Ir, 1, (Bn, m, w), (Bs, d, 1)) + _view(Cr, N + w, (Bn, m, w), (Bs, d, N))
-        j = cand.argmax(axis=2)
-        _view(bCr, w, (Bn, m), (Bs, d))[...] = j + 1
-        _view(Cr, w, (Bn, m), (Bs, d))[...] = np.take_along_axis(cand, j[:, :, None], axis=2)[:, :, 0]
+        cand = R[_IR, :, :m, 1:w + 1] + V[_CR, :, w - 1, 1:m + 1, :w]
+        np.add(cand.argmax(axis=2), 1, out=R[_BCR, :, :m, w], casting="unsafe")
+        np.maximum.reduce(cand, axis=2, out=R[_CR, :, :m, w])
         # Cl[s, s+w] = max_{0<=j<w} Cl[s, s+j] + Il[s+j, s+w]
-        cand = _view(Cl, 0, (Bn, m, w), (Bs, d, 1)) + _view(Il, w, (Bn, m, w), (Bs, d, N))
-        j = cand.argmax(axis=2)
-        _view(bCl, w, (Bn, m), (Bs, d))[...] = j
-        _view(Cl, w, (Bn, m), (Bs, d))[...] = np.take_along_axis(cand, j[:, :, None], axis=2)[:, :, 0]
-    return Cr, bI, bCr, bCl
+        cand = R[_CL, :, :m, :w] + V[_IL, :, w, :m, :w]
+        R[_BCL, :, :m, w] = cand.argmax(axis=2)
+        np.maximum.reduce(cand, axis=2, out=R[_CL, :, :m, w])
+    return tables[_BI], tables[_BCR], tables[_BCL]
 
 
 def _eisner_backtrack(n, bI, bCr, bCl):
@@ -260,7 +362,7 @@ def eisner_batch(list_of_scores):
     S = np.zeros((len(mats), N, N))
     for b, M in enumerate(mats):
         S[b, :M.shape[0], :M.shape[0]] = M
-    _, bI, bCr, bCl = _eisner_tables(S)
+    bI, bCr, bCl = _eisner_tables(S)
     return [_eisner_backtrack(M.shape[0] - 1, bI[b], bCr[b], bCl[b]) for b, M in enumerate(mats)]
 
 
