@@ -184,6 +184,21 @@ def test_eisner_batch_mixed_lengths():
         assert score(S, heads) == pytest.approx(tree_scores(S, _TREES[n])[_PROJ[n]].max(), abs=1e-12)
 
 
+def test_batches_are_chunked_by_length(monkeypatch):
+    # a tiny memory budget forces one chunk per few sentences; results must stay in input order and optimal
+    import mmprog.inference.trees as trees_mod
+    monkeypatch.setattr(trees_mod, "_CHUNK_ELEMENTS", 40)
+    rng = np.random.default_rng(13)
+    mats = [rng.integers(-2, 3, (n + 1, n + 1)).astype(float) for n in rng.integers(1, 6, 40)]
+    for S, c, e in zip(mats, chu_liu_edmonds_batch(mats), eisner_batch(mats)):
+        n = S.shape[0] - 1
+        assert_is_tree(c, n)
+        assert_is_tree(e, n)
+        assert score(S, c) == tree_scores(S, _TREES[n]).max()
+        assert score(S, e) == tree_scores(S, _TREES[n])[_PROJ[n]].max()
+    assert chu_liu_edmonds_batch([]) == [] and eisner_batch([]) == []
+
+
 def test_eisner_not_above_cle_and_equal_on_projective_optimum():
     # on larger sentences: the projective optimum never beats the unrestricted one, and equals it whenever the MST
     # happens to be projective (chain-favouring scores make that common)
