@@ -1,0 +1,782 @@
+"""Explicit dual programs and the duality checks the papers state, recomputed from the numbers.
+
+Every registered program gets, from the working set of a trained master (``result.model.ws``):
+
+* :func:`dual_model` — its dual as a Pyomo model of its own, solvable by any solver that takes its class;
+* :func:`check` — a list of :class:`Check` rows, each one named statement with the two numbers it compares
+  (``lhs``, ``rhs``), their ``gap``, the ``tolerance`` and a status ``pass``/``fail``/``skipped`` (with a reason).
+  Nothing is trusted from a solver that can be recomputed: feasibility, complementary slackness and stationarity
+  are evaluated in numpy from ΔF, Δℓ, w, ξ and α.
+
+How a program contributes (the hook)
+------------------------------------
+Each program name maps to a :class:`Duality` object in a registry (``@duality_for("name")``). Its
+:meth:`Duality.dual_model` builds the explicit dual and :meth:`Duality.checks` yields the program's statements.
+A program module that carries its own ``dual_model(model)`` (and optionally a ``checks(result)`` generator) on its
+:class:`~mmprog.programs.base.Program` class needs no entry here: :class:`ProgramHook` wires it, and the
+generic statements (cross-solver agreement on the same working set) are added for it.
+
+Scales
+------
+Objectives are on the n-slack scale Ω(w) + C Σᵢ ξᵢ in both slack forms: the 1-slack master weighs its one ξ by C·n
+(``model.slack_scale`` = n / n_slacks), so every budget below is C·s with s = ``slack_scale`` (C for n-slack, C·n
+for 1-slack).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from .exceptions import MMProgError, SolverError, SolverUnavailable
+
+log = logging.getLogger("mmprog.duality")
+
+__all__ = ["Check", "Duality", "duality_for", "hook_for", "dual_model", "check", "working_set_arrays",
+           "rebuild_master", "theorem3_model", "STATUSES"]
+
+STATUSES = ("pass", "fail", "skipped")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Check rows
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Check:
+    """One verified statement.
+
+    Attributes
+    ----------
+    program : str
+    statement : str
+        What is claimed, naming both sides (``lhs`` first).
+    lhs, rhs : float or None
+        The two numbers compared.
+    gap : float or None
+        ``|lhs − rhs|`` for ``=``; ``lhs − rhs`` for ``≤`` (negative: room to spare).
+    tolerance : float or None
+        Largest admissible gap.
+    status : {"pass", "fail", "skipped"}
+    reason : str
+        Why it was skipped, or what failed, or a note (which solver, how many cuts).
+    relation : {"=", "≤"}
+    """
+
+    program: str
+    statement: str
+    lhs: float | None
+    rhs: float | None
+    gap: float | None
+    tolerance: float | None
+    status: str
+    reason: str = ""
+    relation: str = "="
+
+    def as_dict(self):
+        return asdict(self)
+
+    @property
+    def failed(self):
+        return self.status == "fail"
+
+
+def compare(program, statement, lhs, rhs, tolerance, relation="=", reason=""):
+    """A :class:`Check` from two numbers: ``=`` passes when |lhs − rhs| ≤ tolerance, ``≤`` when
+    lhs − rhs ≤ tolerance. A NaN on either side fails."""
+    lhs, rhs, tolerance = float(lhs), float(rhs), float(tolerance)
+    if relation == "=":
+        gap = abs(lhs - rhs)
+    elif relation == "≤":
+        gap = lhs - rhs
+    else:
+        raise ValueError(f"relation must be '=' or '≤'; got {relation!r}")
+    ok = np.isfinite(gap) and gap <= tolerance
+    return Check(program, statement, lhs, rhs, gap, tolerance, "pass" if ok else "fail", reason, relation)
+
+
+def skipped(program, statement, reason):
+    return Check(program, statement, None, None, None, None, "skipped", reason)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The registry of hooks
+# ----------------------------------------------------------------------------------------------------------------
+
+_HOOKS: dict[str, "Duality"] = {}
+
+
+def duality_for(name):
+    """Class decorator: register a :class:`Duality` subclass as the hook of program ``name``."""
+    def deco(cls):
+        cls.program = name
+        _HOOKS[name] = cls()
+        return cls
+    return deco
+
+
+def hook_for(name):
+    """The duality hook of program ``name``: the registered one, else a :class:`ProgramHook` over the program
+    class's own ``dual_model``/``checks``."""
+    if name in _HOOKS:
+        return _HOOKS[name]
+    return ProgramHook(name)
+
+
+class Duality:
+    """Base hook: the explicit dual and the statements of one program.
+
+    Attributes
+    ----------
+    program : str
+        Registered program name.
+    fit_params : dict
+        Program parameters used by :meth:`fit` for ``mmprog verify`` (e.g. ``master="primal"``).
+    rebuildable : bool
+        Whether the master can be rebuilt from its working set through the Program interface (``build`` +
+        ``add_cuts``), which the cross-solver statement needs.
+    """
+
+    program = "?"
+    fit_params: dict = {}
+    rebuildable = True
+    #: what ``mmprog verify`` trains on when given a chain data set this program cannot take (None: the same data)
+    data_note = ""
+
+    def fit(self, dataset, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
+        """Train the program for verification (tight ``eps`` so the statements are tested near the optimum)."""
+        import mmprog
+        params = {**self.fit_params, **kw}
+        return mmprog.fit(dataset, program=self.program, C=C, solver=solver, slack=slack, eps=eps, **params)
+
+    def dual_model(self, result):
+        raise NotImplementedError(f"no explicit dual model for program {self.program!r} yet")
+
+    def checks(self, ctx):
+        return iter(())
+
+
+class ProgramHook(Duality):
+    """Hook for a program that carries its dual on its class: ``Program.dual_model(model)`` and optionally
+    ``Program.checks(result)`` (a generator of :class:`Check` or of dicts with the same fields)."""
+
+    def __init__(self, name):
+        self.program = name
+
+    def _program(self, result=None):
+        from .programs import get_program
+        if result is not None:
+            return get_program(result.program, **result.params)
+        return get_program(self.program)
+
+    def dual_model(self, result):
+        return self._program(result).dual_model(result.model)
+
+    def checks(self, ctx):
+        prog = ctx.program
+        gen = getattr(prog, "checks", None)
+        if gen is None:
+            yield skipped(self.program, "program-specific statements",
+                          f"program {self.program!r} defines no checks(result) yet")
+            return
+        for c in gen(ctx.result):
+            yield c if isinstance(c, Check) else Check(**{"program": self.program, **c})
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The context handed to hooks
+# ----------------------------------------------------------------------------------------------------------------
+
+class Context:
+    """What a hook's :meth:`Duality.checks` gets: the result, the program instance, the solvers to use and the
+    data set (optional), with helpers to pick solvers and to turn numbers into checks.
+
+    Parameters
+    ----------
+    result : Result
+    solvers : list of str, optional
+        Solvers named by the user; the first one that takes a class is used for it, all of them for the
+        cross-solver statement. Default: the program's default solver, and every other registered solver for the
+        cross-solver statement.
+    dataset : optional
+        The training data (some statements compare predictions).
+    rtol : float
+        Relative tolerance for values compared across solves.
+    """
+
+    def __init__(self, result, solvers=None, dataset=None, rtol=1e-6):
+        from .programs import get_program
+        self.result = result
+        self.name = result.program
+        self.program = get_program(result.program, **result.params)
+        self.solvers = list(solvers or [])
+        self.dataset = dataset
+        self.rtol = rtol
+
+    def check(self, statement, lhs, rhs, tolerance, relation="=", reason=""):
+        return compare(self.name, statement, lhs, rhs, tolerance, relation, reason)
+
+    def skip(self, statement, reason):
+        return skipped(self.name, statement, reason)
+
+    def solver_for(self, problem_class, need_duals=False):
+        """``(name, None)`` for the solver to use on a program of ``problem_class``, or ``(None, reason)``."""
+        from .solvers import default_solver, get_solver
+        candidates = self.solvers or [default_solver(problem_class)]
+        reasons = []
+        for name in candidates:
+            try:
+                s = get_solver(name)
+            except SolverUnavailable as e:
+                reasons.append(str(e))
+                continue
+            rep = s.availability(problem_class)
+            if not rep:
+                reasons.append(rep.reason)
+            elif need_duals and not s.gives_duals:
+                reasons.append(f"{name} returns no duals")
+            else:
+                return name, None
+        return None, "; ".join(reasons) or "no solver named"
+
+    def cross_solvers(self, problem_class):
+        """Solvers for the cross-solver statement: ``[(name, None)]`` usable ones and ``[(name, reason)]`` the
+        others — the user's list, else every registered solver that claims the class."""
+        from .solvers import _REGISTRY, get_solver, registered
+        from .solvers import ProblemClass
+        pc = ProblemClass(problem_class)
+        names = self.solvers or [n for n in registered() if pc in _REGISTRY[n].capabilities]
+        out = []
+        for name in names:
+            try:
+                rep = get_solver(name).availability(pc)
+            except SolverUnavailable as e:
+                out.append((name, str(e)))
+                continue
+            out.append((name, None if rep else rep.reason))
+        return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Working-set arrays and rebuilding a master
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class WSArrays:
+    """The active cuts of a master as arrays.
+
+    Attributes
+    ----------
+    positions : ndarray of int, shape (r,)
+        Working-set positions of the active cuts.
+    F : csr_matrix, shape (r, dim)
+        ΔF_r.
+    dl : ndarray, shape (r,)
+        Δℓ_r.
+    slack : ndarray of int, shape (r,)
+        The slack (example for n-slack, 0 for 1-slack) of each cut.
+    n_slacks : int
+    budget : float
+        C·s, the bound on Σ_{r∈Sᵢ} α_r (and the objective weight of each ξᵢ).
+    """
+
+    positions: np.ndarray
+    F: object
+    dl: np.ndarray
+    slack: np.ndarray
+    n_slacks: int
+    budget: float
+
+    def slack_sums(self, v):
+        """Σ_{r∈Sᵢ} v_r for every slack i, shape (n_slacks,)."""
+        return np.bincount(self.slack, weights=v, minlength=self.n_slacks)
+
+
+def working_set_arrays(result_or_model, C=None):
+    """:class:`WSArrays` of the active cuts of ``result.model`` (or of a model)."""
+    model = getattr(result_or_model, "model", result_or_model)
+    ws = model.ws
+    act = np.nonzero(ws.active_mask())[0] if ws.size else np.zeros(0, dtype=np.int64)
+    if C is None:
+        C = float(pyo.value(model.C)) if hasattr(model, "C") else float(result_or_model.params["C"])
+    return WSArrays(positions=act, F=ws.dF()[act], dl=ws.dl_array()[act], slack=ws.example_array()[act],
+                    n_slacks=model.dims.n_slacks, budget=C * float(model.slack_scale))
+
+
+def _cuts_of(arrays):
+    from .cuts import Cuts
+    return Cuts(arrays.slack.copy(), arrays.F.copy(), arrays.dl.copy())
+
+
+def rebuild_master(result, solver, **program_params):
+    """Build the result's master afresh from its active cuts (Program ``build`` + ``add_cuts``), solve it with
+    ``solver`` and return ``(model, Solution)``. ``program_params`` override the result's (e.g. ``master="primal"``).
+    """
+    from .programs import get_program
+    from .solvers import get_solver
+    prog = get_program(result.program, **{**result.params, **program_params})
+    arrays = working_set_arrays(result)
+    model = prog.build(result.model.dims)
+    if len(arrays.dl):
+        prog.add_cuts(model, _cuts_of(arrays))
+    slv = get_solver(solver)
+    model.solved_with = slv.name
+    prog.solve(model, slv)
+    return model, prog.read_solution(model)
+
+
+def _solve(model, solver_name):
+    """Solve a (dual) model with a registered solver; returns the objective value at the loaded point."""
+    from .solvers import get_solver
+    s = get_solver(solver_name)
+    s.solve(model)
+    model.solved_with = s.name
+    return float(pyo.value(_objective(model)))
+
+
+def _objective(model):
+    return next(model.component_data_objects(pyo.Objective, active=True))
+
+
+def _duals_of(model, cons):
+    from .solvers import duals
+    return duals(model, cons, getattr(model, "solved_with", None))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Explicit duals of P0 and P1
+# ----------------------------------------------------------------------------------------------------------------
+
+def _support(F):
+    """Columns k that appear in some cut (ΔF_{·k} ≠ 0): the only ones the dual constraints are non-trivial for."""
+    F = F.tocsc()
+    return np.nonzero(np.diff(F.indptr) > 0)[0]
+
+
+def _base_dual(arrays, name):
+    m = pyo.ConcreteModel(name=name)
+    r = len(arrays.dl)
+    # alpha[r] is the multiplier of cut r: cuts[r] of the primal masters, alpha[r] of the Gram dual master
+    # (Pyomo's ConstraintList/VarList count from 1, the working set from 0)
+    m.CUTS = pyo.Set(initialize=[int(p) + 1 for p in arrays.positions], ordered=True)
+    m.alpha = pyo.Var(m.CUTS, domain=pyo.NonNegativeReals, initialize=0.0)
+    m.C_budget = pyo.Param(initialize=arrays.budget, mutable=True)
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    alpha = [m.alpha[int(p) + 1] for p in arrays.positions]
+    m.alpha_list = alpha
+    slacks = sorted(set(int(s) for s in arrays.slack)) if r else []
+    members = {i: [] for i in slacks}
+    for a, s in zip(alpha, arrays.slack):
+        members[int(s)].append(a)
+    m.SLACKS = pyo.Set(initialize=slacks, ordered=True)
+    m.budget = pyo.Constraint(m.SLACKS, rule=lambda m, i: LinearExpression(
+        constant=0.0, linear_coefs=[1.0] * len(members[i]), linear_vars=members[i]) <= m.C_budget)
+    m.linear = pyo.Expression(expr=LinearExpression(constant=0.0, linear_coefs=[float(v) for v in arrays.dl],
+                                                    linear_vars=alpha))
+    m.ws_arrays = arrays
+    return m, alpha
+
+
+def p0_dual_model(arrays, name="m3n_dual"):
+    """The dual of P0 on a working set — Theorem 3 of Zhu, Xing & Zhang (ICML 2008), with Σ_y αᵢ(y) ≤ C·s over the
+    working set (the ground-truth labeling's multiplier, Δf = 0 and Δℓ = 0, is the slack of the budget; see
+    :func:`theorem3_model` for the equality form)::
+
+        max_{α ≥ 0, w}  Σ_r α_r Δℓ_r − ½ Σₖ wₖ²
+        s.t.            stationarity[k]:  wₖ − Σ_r α_r ΔF_rk = 0      (k in the support of the cuts)
+                        budget[i]:        Σ_{r∈Sᵢ} α_r ≤ C·s
+
+    ``w`` is the posterior mean of p(w) = N(Σ α Δf, I), i.e. the M³N weights; the multipliers of ``budget`` are the
+    primal ξᵢ. Features no cut touches have wₖ = 0 and are left out.
+
+    Parameters
+    ----------
+    arrays : WSArrays
+
+    Returns
+    -------
+    ConcreteModel
+        Components ``alpha`` (r), ``w`` (support), ``stationarity``, ``budget``, ``linear``, ``quadratic``,
+        ``objective``;
+        ``model.support`` holds the feature indices of ``w``.
+    """
+    m, alpha = _base_dual(arrays, name)
+    support = _support(arrays.F)
+    m.support = support
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    m.w = pyo.Var(m.K, initialize=0.0)
+    Fc = arrays.F.tocsc()
+
+    def stat(m, k):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[1.0] + [-float(c) for c in Fc.data[lo:hi]],
+                                linear_vars=[m.w[k]] + [alpha[j] for j in Fc.indices[lo:hi]]) == 0.0
+    m.stationarity = pyo.Constraint(m.K, rule=stat)
+    m.quadratic = pyo.Expression(expr=0.5 * pyo.quicksum(m.w[k] * m.w[k] for k in m.K))
+    m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+    return m
+
+
+def theorem3_model(arrays, name="m3n_theorem3"):
+    """Theorem 3 of the ICML 2008 paper as stated: the P0 dual with the ground-truth labeling yᵢ of every slack as
+    its own multiplier ``alpha_truth[i]`` (Δfᵢ(yᵢ) = 0, Δℓᵢ(yᵢ) = 0) and equality budgets Σ_y αᵢ(y) = C·s."""
+    m = p0_dual_model(arrays, name)
+    m.alpha_truth = pyo.Var(m.SLACKS, domain=pyo.NonNegativeReals, initialize=0.0)
+    members = {i: [] for i in m.SLACKS}
+    for a, s in zip(m.alpha_list, arrays.slack):
+        members[int(s)].append(a)
+    m.budget.deactivate()
+    m.budget_eq = pyo.Constraint(m.SLACKS, rule=lambda m, i: LinearExpression(
+        constant=0.0, linear_coefs=[1.0] * (len(members[i]) + 1),
+        linear_vars=members[i] + [m.alpha_truth[i]]) == m.C_budget)
+    return m
+
+
+def p1_dual_model(arrays, name="l1m3n_dual"):
+    """The LP dual of P1 on a working set (KDD 2009, Algorithm 1's master)::
+
+        max_{α ≥ 0}  Σ_r α_r Δℓ_r
+        s.t.         mu_bound[k]:   Σ_r α_r ΔF_rk ≤ ½      (dual to μₖ ≥ 0)
+                     nu_bound[k]:  −Σ_r α_r ΔF_rk ≤ ½      (dual to νₖ ≥ 0)   — together −½ ≤ Σ_r α_r ΔF_rk ≤ ½
+                     budget[i]:     Σ_{r∈Sᵢ} α_r ≤ C·s     (dual to ξᵢ ≥ 0)
+
+    for every feature k in the support of the cuts (for the others the rows read 0 ≤ ½). The multipliers of
+    ``mu_bound``, ``nu_bound`` and ``budget`` are a primal solution μ, ν, ξ.
+    """
+    m, alpha = _base_dual(arrays, name)
+    support = _support(arrays.F)
+    m.support = support
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    Fc = arrays.F.tocsc()
+
+    def col(k, sign):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[sign * float(c) for c in Fc.data[lo:hi]],
+                                linear_vars=[alpha[j] for j in Fc.indices[lo:hi]])
+    m.mu_bound = pyo.Constraint(m.K, rule=lambda m, k: col(k, 1.0) <= 0.5)
+    m.nu_bound = pyo.Constraint(m.K, rule=lambda m, k: col(k, -1.0) <= 0.5)
+    m.objective = pyo.Objective(expr=m.linear, sense=pyo.maximize)
+    return m
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The public functions
+# ----------------------------------------------------------------------------------------------------------------
+
+def dual_model(result):
+    """The explicit dual of ``result``'s master on its working set, as its own Pyomo model (solve it with any
+    solver that takes its class: ``mmprog.solvers.get_solver("highs").solve(m)``)."""
+    return hook_for(result.program).dual_model(result)
+
+
+def check(result, solvers=None, dataset=None, rtol=1e-6):
+    """Verify the duality statements of ``result``'s program.
+
+    Parameters
+    ----------
+    result : Result
+        A trained program (``mmprog.fit``).
+    solvers : list of str, optional
+        Solvers to use: the first that takes a class solves it; all of them enter the cross-solver statement.
+    dataset : optional
+        The training data, for statements that compare predictions.
+    rtol : float
+        Relative tolerance of values compared across solves (scaled by max(1, |value|)).
+
+    Returns
+    -------
+    list of Check
+    """
+    ctx = Context(result, solvers=solvers, dataset=dataset, rtol=rtol)
+    hook = hook_for(result.program)
+    out = []
+    try:
+        for c in hook.checks(ctx):
+            out.append(c)
+    except (SolverError, SolverUnavailable) as e:
+        out.append(ctx.skip("remaining statements", f"a solver failed: {e}"))
+    if hook.rebuildable and isinstance(hook, ProgramHook):
+        out.extend(cross_solver_checks(ctx))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Statements shared by the max-margin programs
+# ----------------------------------------------------------------------------------------------------------------
+
+def _scale(*values):
+    return max(1.0, *(float(np.max(np.abs(v))) if np.size(v) else 0.0 for v in values))
+
+
+def feasibility_checks(ctx, arrays, w, xi, alpha, extra_dual=None):
+    """Primal feasibility (cuts and ξ ≥ 0) and dual feasibility (α ≥ 0, budgets, ``extra_dual``) from the numbers.
+
+    ``extra_dual`` is ``(statement_suffix, violation)`` for program-specific dual constraints."""
+    tol = 1e-6 * _scale(arrays.dl, arrays.budget)
+    if len(arrays.dl):
+        viol = arrays.dl - arrays.F @ w - xi[arrays.slack]
+        worst = float(max(viol.max(), 0.0))
+    else:
+        worst = 0.0
+    worst = max(worst, float(max(-xi.min(initial=0.0), 0.0)))
+    yield ctx.check("primal feasibility: max_r (Δℓ_r − wᵀΔF_r − ξ_e(r))⁺ and max (−ξ)⁺ ≤ 0", worst, 0.0, tol, "≤",
+                    f"{len(arrays.dl)} active cuts")
+    dv = float(max(-alpha.min(initial=0.0), 0.0))
+    sums = arrays.slack_sums(alpha)
+    dv = max(dv, float((sums - arrays.budget).max(initial=0.0)))
+    name = "dual feasibility: α ≥ 0 and Σ_{r∈Sᵢ} α_r ≤ C·s"
+    if extra_dual is not None:
+        name += extra_dual[0]
+        dv = max(dv, float(extra_dual[1]))
+    yield ctx.check(name + " (max violation ≤ 0)", dv, 0.0, tol, "≤", f"budget C·s = {arrays.budget:.6g}")
+
+
+def slackness_checks(ctx, arrays, w, xi, alpha, extra=()):
+    """Complementary slackness: α_r·(wᵀΔF_r + ξ_e(r) − Δℓ_r) = 0 and ξᵢ·(C·s − Σ_{r∈Sᵢ} α_r) = 0, plus ``extra``
+    products (program-specific)."""
+    prods = [np.zeros(1)]
+    if len(arrays.dl):
+        prods.append(alpha * (arrays.F @ w + xi[arrays.slack] - arrays.dl))
+        prods.append(xi * (arrays.budget - arrays.slack_sums(alpha)))
+    prods.extend(extra)
+    worst = float(max(np.abs(p).max(initial=0.0) for p in prods))
+    tol = 1e-5 * _scale(arrays.dl, arrays.budget)
+    yield ctx.check("complementary slackness: max |α_r·slack_r|, |ξᵢ·(C·s − Σα)| = 0", worst, 0.0, tol)
+
+
+def sparsity_check(ctx, arrays, w, xi, alpha, tol=1e-7):
+    """Dual sparsity (KDD 2009, section 2): by complementary slackness only cuts that hold with equality can carry
+    a non-zero multiplier, so #{α_r > 0} ≤ #{tight cuts}."""
+    if not len(arrays.dl):
+        return ctx.skip("dual sparsity: #{α_r > 0} ≤ #{tight cuts}", "the working set is empty")
+    slack_r = arrays.F @ w + xi[arrays.slack] - arrays.dl
+    scale = _scale(arrays.dl)
+    n_nz = int(np.count_nonzero(alpha > tol * max(1.0, arrays.budget)))
+    n_tight = int(np.count_nonzero(np.abs(slack_r) <= 1e-6 * scale))
+    return ctx.check("dual sparsity: #{α_r > 0} ≤ #{tight cuts}", n_nz, n_tight, 0.0, "≤",
+                     f"{n_nz} of {len(alpha)} multipliers non-zero, {n_tight} cuts tight")
+
+
+def cross_solver_checks(ctx, **program_params):
+    """The same master (same active cuts) solved by each usable solver gives the same optimum as the first."""
+    res = ctx.result
+    pc = ctx.program.problem_class
+    rows = ctx.cross_solvers(pc)
+    usable = [n for n, why in rows if why is None]
+    out = []
+    if len(usable) < 2:
+        why = "; ".join(f"{n}: {r}" for n, r in rows if r) or "only one solver named"
+        out.append(ctx.skip(f"cross-solver agreement ({pc.value}) on the same working set",
+                            f"fewer than two usable solvers ({', '.join(usable) or 'none'}); {why}"))
+        return out
+    ref = usable[0]
+    values = {}
+    for name in usable:
+        try:
+            _, sol = rebuild_master(res, name, **program_params)
+            values[name] = sol.objective
+        except (SolverError, SolverUnavailable) as e:
+            values[name] = e
+    ref_v = values[ref]
+    for name, why in rows:
+        stmt = f"cross-solver: optimum by {ref} = optimum by {name} (same working set)"
+        if name == ref:
+            continue
+        if why is not None:
+            out.append(ctx.skip(stmt, why))
+        elif isinstance(ref_v, Exception):
+            out.append(Check(ctx.name, stmt, None, None, None, None, "fail", f"{ref}: {ref_v}"))
+        elif isinstance(values[name], Exception):
+            out.append(Check(ctx.name, stmt, ref_v, None, None, None, "fail", f"{name}: {values[name]}"))
+        else:
+            out.append(ctx.check(stmt, ref_v, values[name], 1e-5 * _scale(ref_v)))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# P0: m3n
+# ----------------------------------------------------------------------------------------------------------------
+
+def p0_value(w, xi, budget):
+    """½‖w‖² + C·s Σᵢ ξᵢ."""
+    return 0.5 * float(w @ w) + budget * float(np.sum(xi))
+
+
+def p0_dual_value(arrays, alpha):
+    """Σ α Δℓ − ½‖Σ α ΔF‖² (Theorem 3's objective)."""
+    v = arrays.F.T @ alpha
+    return float(alpha @ arrays.dl) - 0.5 * float(v @ v)
+
+
+def _result_numbers(result, arrays):
+    w = np.asarray(result.w, dtype=np.float64)
+    xi = np.asarray(result.xi, dtype=np.float64)
+    alpha = np.asarray(result.alpha, dtype=np.float64)
+    alpha = alpha[arrays.positions] if len(alpha) >= len(arrays.positions) and len(alpha) else np.zeros(
+        len(arrays.positions))
+    return w, xi, alpha
+
+
+@duality_for("m3n")
+class M3NDuality(Duality):
+    """P0 and its dual (Theorem 3 of the ICML 2008 paper)."""
+
+    fit_params = {"master": "primal"}
+
+    def dual_model(self, result):
+        return p0_dual_model(working_set_arrays(result))
+
+    def checks(self, ctx):
+        yield from p0_checks(ctx)
+
+
+def p0_checks(ctx, master_kw=None):
+    """The P0 statements for a result whose master is P0 (m3n, and the Step 1 of programs built on it)."""
+    res = ctx.result
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    P = p0_value(w, xi, arrays.budget)
+    master = getattr(res.model, "master", "primal")
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    # the value the Pyomo model itself states at the loaded point
+    ctx.program.materialise(res.model)
+    stated = float(pyo.value(_objective(res.model)))
+    if master == "primal":
+        yield ctx.check("master model: Pyomo objective at the loaded point = ½‖w‖² + C·s·Σξ", stated, P,
+                        1e-9 * _scale(P))
+    else:
+        yield ctx.check("Gram dual master: Pyomo objective at the loaded α = Σα Δℓ − ½‖Σ α ΔF‖²", stated,
+                        p0_dual_value(arrays, alpha), 1e-9 * _scale(P))
+    # QP solvers (HiGHS active set, Ipopt) stop at ~1e-7 dual feasibility; times the 1-slack budget C·n this is
+    # ~1e-6 of the objective, so values compared across QP solves get 1e-5 relative
+    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    yield ctx.check(f"strong duality: P0 value ½‖w‖² + C·s·Σξ = D(α) of the {master} master's multipliers", P,
+                    p0_dual_value(arrays, alpha), tol, reason=f"α from {res.solver}")
+    yield ctx.check("stationarity: w = Σ_r α_r ΔF_r (‖·‖∞)", float(np.abs(w - arrays.F.T @ alpha).max(initial=0)),
+                    0.0, 1e-5 * _scale(w))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    # the explicit dual model, solved on its own
+    name, why = ctx.solver_for("QP", need_duals=True)
+    stmt = "strong duality: P0 value = optimum of the explicit dual model (Theorem 3, ≤ budgets)"
+    if name is None:
+        yield ctx.skip(stmt, why)
+        return
+    if not len(arrays.dl):
+        yield ctx.skip(stmt, "the working set is empty")
+        return
+    dm = p0_dual_model(arrays)
+    D = _solve(dm, name)
+    yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
+    w_d = np.zeros_like(w)
+    w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
+    yield ctx.check("Theorem 3: posterior mean E[w] = Σ α Δf of the dual equals the primal w (‖·‖∞)",
+                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+    xi_d = np.zeros(arrays.n_slacks)
+    bd = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+    xi_d[list(dm.SLACKS)] = bd
+    yield ctx.check("dual of the dual: budget multipliers = the primal slacks ξ (‖·‖∞)",
+                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * _scale(xi, arrays.dl),
+                    reason=f"dual by {name}")
+    tm = theorem3_model(arrays)
+    T = _solve(tm, name)
+    yield ctx.check("Theorem 3 (ICML 2008) as stated, Σ_y αᵢ(y) = C·s including y = yᵢ: optimum = P0 value",
+                    T, P, tol, reason=f"solved by {name}")
+    if ctx.dataset is not None:
+        w_t = np.zeros_like(w)
+        w_t[tm.support] = [pyo.value(tm.w[int(k)]) for k in tm.support]
+        from .result import Predictor
+        a = Predictor(res.fmap, w, res.program).predict(ctx.dataset)
+        b = Predictor(res.fmap, w_t, res.program).predict(ctx.dataset)
+        diff = sum(int(np.count_nonzero(x != y)) for x, y in zip(a, b))
+        yield ctx.check("Theorem 3: predictions of h₁ (posterior mean) = predictions of h₀ (P0's w), labels that "
+                        "differ", diff, 0, 0, reason=f"{sum(len(x) for x in a)} labels")
+    if master == "primal":
+        # the other master of the engine (SVMstruct's Gram dual) on the same cuts
+        try:
+            _, sol = rebuild_master(res, name, master="dual")
+            yield ctx.check("Gram dual master (grown α model) optimum = P0 primal master optimum", sol.objective,
+                            P, tol, reason=f"solved by {name}")
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, "Gram dual master optimum = P0 primal master optimum", P, None, None, None,
+                        "fail", str(e))
+    yield from cross_solver_checks(ctx, **(master_kw or {}))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# P1: l1m3n
+# ----------------------------------------------------------------------------------------------------------------
+
+def p1_value(w, xi, budget):
+    """½‖w‖₁ + C·s Σᵢ ξᵢ."""
+    return 0.5 * float(np.abs(w).sum()) + budget * float(np.sum(xi))
+
+
+@duality_for("l1m3n")
+class L1M3NDuality(Duality):
+    """P1 and its LP dual (KDD 2009, Algorithm 1)."""
+
+    def dual_model(self, result):
+        return p1_dual_model(working_set_arrays(result))
+
+    def checks(self, ctx):
+        yield from p1_checks(ctx)
+
+
+def p1_checks(ctx):
+    res = ctx.result
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    P = p1_value(w, xi, arrays.budget)
+    g = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)      # Σ_r α_r ΔF_r
+    box = float(max(np.abs(g).max(initial=0.0) - 0.5, 0.0))
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha, (" and |Σ α ΔF_k| ≤ ½", box))
+    m = res.model
+    mu = np.array([v.value or 0.0 for v in m.mu_list])
+    nu = np.array([v.value or 0.0 for v in m.nu_list])
+    stated = float(pyo.value(_objective(m)))
+    yield ctx.check("master model: Pyomo objective at the loaded point = ½Σ(μ+ν) + C·s·Σξ", stated,
+                    0.5 * float((mu + nu).sum()) + arrays.budget * float(xi.sum()), 1e-9 * _scale(P))
+    tol = max(ctx.rtol, 1e-7) * _scale(P)
+    yield ctx.check("strong duality: P1 value ½‖w‖₁ + C·s·Σξ = Σ α Δℓ of the solver's own duals", P,
+                    float(alpha @ arrays.dl), tol, reason=f"α from {res.solver}")
+    # the sub-gradient conditions of ½‖w‖₁: Σ α ΔF_k ∈ ½ ∂|w_k|
+    nz = np.abs(w) > 1e-7 * _scale(w)
+    sg = float(np.abs(g[nz] - 0.5 * np.sign(w[nz])).max(initial=0.0))
+    yield ctx.check("stationarity (sub-gradient): Σ α ΔF_k = ½ sign(w_k) where w_k ≠ 0 (max deviation)", sg, 0.0,
+                    1e-6 * _scale(arrays.dl), reason=f"{int(nz.sum())} non-zero weights of {len(w)}")
+    yield ctx.check("stationarity (sub-gradient): |Σ α ΔF_k| ≤ ½ for every k", float(np.abs(g).max(initial=0.0)),
+                    0.5, 1e-6 * _scale(arrays.dl), "≤")
+    extra = (mu * (0.5 - g), nu * (0.5 + g))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha, extra)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    name, why = ctx.solver_for("LP", need_duals=True)
+    stmt = "strong duality: P1 value = optimum of the explicit LP dual"
+    if name is None:
+        yield ctx.skip(stmt, why)
+    elif not len(arrays.dl):
+        yield ctx.skip(stmt, "the working set is empty")
+    else:
+        dm = p1_dual_model(arrays)
+        D = _solve(dm, name)
+        yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
+        # the LP dual's own multipliers are a primal solution (μ, ν, ξ): feasible, with the primal optimum
+        mu_d = np.zeros_like(w)
+        nu_d = np.zeros_like(w)
+        K = list(dm.K)
+        mu_d[K] = _duals_of(dm, [dm.mu_bound[k] for k in K])
+        nu_d[K] = _duals_of(dm, [dm.nu_bound[k] for k in K])
+        xi_d = np.zeros(arrays.n_slacks)
+        xi_d[list(dm.SLACKS)] = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+        w_d = mu_d - nu_d
+        yield ctx.check("dual of the dual: multipliers (μ, ν, ξ) of mu_bound, nu_bound, budget give the P1 optimum",
+                        0.5 * float((mu_d + nu_d).sum()) + arrays.budget * float(xi_d.sum()), P, tol,
+                        reason=f"dual by {name}")
+        viol = float(max((arrays.dl - arrays.F @ w_d - xi_d[arrays.slack]).max(initial=0.0),
+                         -min(mu_d.min(), nu_d.min(), xi_d.min(initial=0.0)), 0.0))
+        yield ctx.check("dual of the dual: those (μ, ν, ξ) are primal feasible (max violation ≤ 0)", viol, 0.0,
+                        1e-6 * _scale(arrays.dl), "≤", reason=f"dual by {name}")
+    yield from cross_solver_checks(ctx)
