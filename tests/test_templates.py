@@ -222,6 +222,10 @@ def test_errors():
         ex.transform([{"w": ["a"], "p": ["X"]}, {"w": ["b"]}])
     with pytest.raises(DataError, match="sentence 0: column 'p' has 2 values"):
         ex.transform([{"w": ["a"], "p": ["X", "Y"]}])
+    # a template without macros is a bias feature firing at every token
+    ex = TemplateExtractor(["U00:%x[0,0]", "U01:bias"]).fit([{"w": ["a", "b"]}])
+    assert ex.feature_names_[-1] == "U01:bias"
+    assert ex.transform([{"w": ["c", "a", "b"]}])[0].toarray()[:, -1].tolist() == [1, 1, 1]
     # a CRF++ template file with comments and blank lines
     ex = TemplateExtractor("# unigram\nU00:%x[0,0]\n\nB\n")
     assert ex.templates == ["U00:%x[0,0]", "B"]

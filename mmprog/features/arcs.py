@@ -388,19 +388,7 @@ class ArcFeatureMap:
             arcs = self._all_arcs(lengths, base, sent_ids)
             ctx = _ArcContext(arcs, ids, any(t.between for t in self._parsed))
             rows = arcs["row"] + (row_offsets[a:b] - row_offsets[a])[arcs["sent"]]
-            R, C = [], []
-            for j, t in enumerate(self._parsed):
-                k = self._keys(t, ctx)
-                col = _lookup(self._keys_of[j], k, t.bound)
-                r = rows[ctx.between[0]] if t.between else rows
-                ok = col >= 0
-                R.append(r[ok])
-                C.append(col[ok] + self._offsets[j])
-            R, C = np.concatenate(R), np.concatenate(C)
-            # coo -> csr sums the repeated in-between features of an arc into counts
-            blk = sp.csr_matrix((np.ones(R.shape[0]), (R, C)), shape=(int(row_offsets[b] - row_offsets[a]), self.dim))
-            blk.sum_duplicates()
-            blocks.append(blk)
+            blocks.append(self._chunk_matrix(ctx, rows, int(row_offsets[b] - row_offsets[a])))
         F = sp.vstack(blocks, format="csr") if len(blocks) > 1 else blocks[0]
         T = int(lengths.max())
         gold = np.full((S, T + 1), -1, dtype=np.int64)
@@ -409,6 +397,37 @@ class ArcFeatureMap:
             pos = np.concatenate([np.arange(1, n + 1) for n in lengths])
             gold[sent, pos] = np.concatenate([np.asarray(h, dtype=np.int64) for h in dataset.heads])
         return Prepared(n=S, lengths=lengths, gold=gold, data={"F": F, "row_offsets": row_offsets})
+
+    def _chunk_matrix(self, ctx, rows, n_rows):
+        """CSR (n_rows, dim) of the arcs of one chunk, built without sorting: arcs come in row order and template
+        offsets increase, so the plain templates' columns are already in CSR order; the in-between templates, which
+        repeat features within an arc, are counted with one np.unique and added."""
+        idx_dtype = np.int32 if self.dim < 2**31 and n_rows < 2**31 else np.int64
+        plain = [j for j, t in enumerate(self._parsed) if not t.between]
+        cols = np.full((rows.shape[0], len(plain)), -1, dtype=idx_dtype, order="F")
+        for c, j in enumerate(plain):
+            t = self._parsed[j]
+            col = _lookup(self._keys_of[j], self._keys(t, ctx), t.bound)
+            cols[:, c] = np.where(col >= 0, col + self._offsets[j], -1)
+        mask = cols >= 0
+        indices = cols[mask]
+        indptr = np.zeros(n_rows + 1, dtype=idx_dtype)
+        indptr[1:] = np.cumsum(np.bincount(rows, weights=mask.sum(axis=1), minlength=n_rows).astype(np.int64))
+        F = sp.csr_matrix((np.ones(indices.shape[0]), indices, indptr), shape=(n_rows, self.dim))
+        betw = [j for j, t in enumerate(self._parsed) if t.between]
+        if betw:
+            keys = []
+            for j in betw:
+                t = self._parsed[j]
+                col = _lookup(self._keys_of[j], self._keys(t, ctx), t.bound)
+                ok = col >= 0
+                keys.append(rows[ctx.between[0][ok]] * self.dim + (col[ok] + self._offsets[j]))
+            u, cnt = np.unique(np.concatenate(keys), return_counts=True)
+            r, c = np.divmod(u, self.dim)
+            ip = np.zeros(n_rows + 1, dtype=idx_dtype)
+            ip[1:] = np.cumsum(np.bincount(r, minlength=n_rows))
+            F = F + sp.csr_matrix((cnt.astype(np.float64), c.astype(idx_dtype), ip), shape=(n_rows, self.dim))
+        return F
 
     @staticmethod
     def sentence_features(prepared, i):

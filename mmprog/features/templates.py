@@ -154,7 +154,7 @@ class _Template:
         self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
         self.bound = 1            # keys lie in [0, bound)
 
-    def compute_keys(self, atoms, radices, fitting):
+    def compute_keys(self, atoms, radices, fitting, n):
         """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
 
         Parameters
@@ -165,8 +165,9 @@ class _Template:
             Number of possible ids of each macro.
         fitting : bool
             Build the re-indexing tables (training data) or use them (other data).
+        n : int
+            Number of tokens (a template without macros, a bias, has key 0 everywhere).
         """
-        n = atoms[0].shape[0] if atoms else 0
         key = np.zeros(n, dtype=np.int64)
         bad = np.zeros(n, dtype=bool)
         bound = 1
@@ -326,7 +327,7 @@ class TemplateExtractor:
         for t in self._unigram:
             atoms = [atom(r, c) for r, c in t.macros]
             radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
-            out.append(t.compute_keys(atoms, radices, fitting))
+            out.append(t.compute_keys(atoms, radices, fitting, N))
         return out
 
     # -- fitting -------------------------------------------------------------------------------------------------------
