@@ -168,6 +168,33 @@ def test_viterbi_larger_k_against_plain_dp():
         assert score_of(node, edge, b, labels[b, :L], False) == pytest.approx(d.max(), abs=1e-10)
 
 
+def test_viterbi_reused_work_arrays_threads_and_alternating_shapes():
+    # work arrays are kept per thread between calls: results must not depend on what ran before or alongside
+    import threading
+    rng = np.random.default_rng(13)
+    batches = [random_batch(rng, B=int(rng.integers(1, 40)), T=int(rng.integers(1, 9)), K=int(rng.integers(1, 6)),
+                            integer=False) for _ in range(12)]
+    expected = [viterbi(*b[:3]) for b in batches]
+    for (node, edge, lengths, _), (lab, sc) in zip(batches[::-1], expected[::-1]):
+        lab2, sc2 = viterbi(node, edge, lengths)
+        np.testing.assert_array_equal(lab2, lab)
+        np.testing.assert_array_equal(sc2, sc)
+    failures = []
+
+    def worker(order):
+        for i in order * 5:
+            lab2, sc2 = viterbi(*batches[i][:3])
+            if not (np.array_equal(lab2, expected[i][0]) and np.array_equal(sc2, expected[i][1])):
+                failures.append(i)
+    threads = [threading.Thread(target=worker, args=(list(range(12)),)),
+               threading.Thread(target=worker, args=(list(range(11, -1, -1)),))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert failures == []
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # loss augmentation
 # ---------------------------------------------------------------------------------------------------------------
