@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["DATA_ARGS", "ENTRIES", "Entry", "regenerate", "check", "write_data", "same_text", "default_dirs",
-           "BEGIN", "END"]
+           "BEGIN", "END", "write_quietly"]
 
 #: the fixed tiny data set of the catalogue: 6 sequences × 4 positions, 2 labels, 3 features, seed 0
 DATA_ARGS = dict(n_sequences=6, length=4, n_labels=2, n_features=3, seed=0)
@@ -176,7 +176,7 @@ def _fmt(v):
     return f"{v:.10g}"
 
 
-def _write(obj, path):
+def write_quietly(obj, path):
     """Write a result's master (``Result.export``) or a model; Pyomo's warning that the name "likely does not match"
     the format is silenced here: mmprog.export passes format "lp" where Pyomo's guess from ".lp" is "cpxlp", the
     same writer."""
@@ -208,7 +208,7 @@ def _block(entries, data_rel, out_dir, data_path):
         files = []
         for ext in e.formats:
             name = e.stem + ext
-            _write(res, os.path.join(out_dir, name))
+            write_quietly(res, os.path.join(out_dir, name))
             files.append(name)
         params = "".join(f" --param {k}={v}" for k, v in e.params.items())
         lines += [f"### `{e.stem}`: {res.model.name} ({pc.value})", "",
@@ -228,7 +228,7 @@ def _block(entries, data_rel, out_dir, data_path):
             dfiles = []
             for ext in e.formats:
                 name = f"{e.stem}.dual{ext}"
-                _write(dm, os.path.join(out_dir, name))
+                write_quietly(dm, os.path.join(out_dir, name))
                 dfiles.append(name)
             get_solver("highs").solve(dm)
             lines += [f"#### Its explicit dual, `mmprog.duality.dual_model(result)` ({dpc.value})", "",

@@ -112,7 +112,7 @@ def _show(p):
     def run(args):
         import mmprog
         from . import duality
-        from .export import write_model
+        from .catalogue import write_quietly
         from .inspect import families, show_model
         from .programs import get_program
         ds = load_data(args.data)
@@ -121,7 +121,7 @@ def _show(p):
         get_program(res.program, **res.params).materialise(res.model)
         dm = duality.dual_model(res) if (args.dual or args.export_dual) else None
         if args.export_dual:
-            write_model(dm, args.export_dual)
+            write_quietly(dm, args.export_dual)
         if args.json:
             out = {"program": res.program, "n_iter": res.n_iter, "n_cuts": res.n_cuts,
                    "primal_objective": res.primal_objective, "master": families(res.model)}

@@ -226,7 +226,8 @@ def show_model(model, n_cuts=3, max_terms=8):
         lines.append("expressions: " + ", ".join(e["name"] for e in fam["expressions"]))
     for obj in model.component_data_objects(pyo.Objective, active=True):
         sense = "minimise" if obj.sense == pyo.minimize else "maximise"
-        lines.append(f"objective {obj.name}: {sense} {expression_preview(obj.expr, max_terms)}")
+        label = "objective" if obj.name == "objective" else f"objective {obj.name}"
+        lines.append(f"{label}: {sense} {expression_preview(obj.expr, max_terms)}")
         for e in model.component_data_objects(pyo.Expression, descend_into=True):
             lines.append(f"  where {e.name} = {expression_preview(e.expr, max_terms)}")
     lazy = getattr(model, "master", None) == "dual" and getattr(model, "_quad_done", 0) < getattr(
