@@ -12,31 +12,50 @@ def _program_params(args):
     return {k: _parse_value(v) for k, v in (kv.split("=", 1) for kv in args.param or [])}
 
 
-def _fit_solver(program_name, solvers):
-    """The first of the user's solvers that takes the program's class (None: the program's default)."""
+def _training_solvers(program_name, solvers):
+    """Solvers to train with, in order: the user's that take the program's class, else the program's default and
+    then every other registered solver that is usable for the class (a fallback when one fails numerically)."""
     from .programs import get_program
-    from .solvers import get_solver
-    if not solvers:
-        return None
-    pc = get_program(program_name).problem_class
-    for name in solvers:
-        if get_solver(name).availability(pc):
-            return name
-    return solvers[0]      # let fit() raise its one-line reason
+    from .solvers import _REGISTRY, default_solver, get_solver, registered
+    try:
+        pc = get_program(program_name).problem_class
+    except MMProgError:
+        return list(solvers or [None])
+    names = list(solvers) if solvers else [default_solver(pc)] + [n for n in registered() if pc in
+                                                                   _REGISTRY[n].capabilities]
+    usable = []
+    for n in names:
+        if n not in usable and get_solver(n).availability(pc):
+            usable.append(n)
+    return usable or [names[0] if names else None]      # none usable: let fit() raise its one-line reason
 
 
 def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, params=None):
-    """Train program ``name`` on ``dataset`` and run :func:`mmprog.duality.check`; a program that cannot be
-    trained here (data of another kind, no usable solver) gives one skipped row saying why."""
+    """Train program ``name`` on ``dataset`` and run :func:`mmprog.duality.check`.
+
+    A program that cannot be trained here (data of another kind, no usable solver) gives one skipped row saying
+    why. When a solver fails numerically the next usable one is tried, and a ``training`` row says so."""
     from . import duality
     from .exceptions import SolverError, SolverUnavailable
     hook = duality.hook_for(name)
-    try:
-        res = hook.fit(dataset, solver=_fit_solver(name, solvers), C=C, slack=slack, eps=eps, **(params or {}))
-    except (MMProgError, NotImplementedError) as e:
-        kind = "no usable solver" if isinstance(e, (SolverUnavailable, SolverError)) else "cannot train"
-        return [duality.skipped(name, "training", f"{kind}: {e}")]
-    rows = duality.check(res, solvers=solvers, dataset=getattr(res, "verify_dataset", dataset))
+    failures = []
+    res = None
+    for solver in _training_solvers(name, solvers):
+        try:
+            res = hook.fit(dataset, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
+            break
+        except SolverError as e:
+            failures.append(f"{solver}: {e}")
+        except (MMProgError, NotImplementedError) as e:
+            kind = "no usable solver" if isinstance(e, SolverUnavailable) else "cannot train"
+            return [duality.skipped(name, "training", f"{kind}: {e}")]
+    if res is None:
+        return [duality.skipped(name, "training", "every usable solver failed: " + "; ".join(failures))]
+    rows = []
+    if failures:
+        rows.append(duality.Check(name, f"training (fell back to {res.solver})", None, None, None, None, "pass",
+                                  "; ".join(failures)))
+    rows += duality.check(res, solvers=solvers, dataset=getattr(res, "verify_dataset", dataset))
     return rows
 
 

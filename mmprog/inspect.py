@@ -173,10 +173,14 @@ def _cut_lines(model, n_cuts, max_terms):
     dl = ws.dl_array()
     ex = ws.example_array()
     for pos in range(max(0, ws.size - n_cuts), ws.size):
-        comp = ws.components[pos]
-        head = (f"  #{pos} {comp.name}  round {rounds[pos]}, slack {int(ex[pos])}, Δℓ = {dl[pos]:.6g}"
+        # programs that write their Pyomo rows lazily (materialise) may not have this cut's component yet
+        comp = ws.components[pos] if pos < len(ws.components) else None
+        label = comp.name if comp is not None else "(Pyomo row not written yet)"
+        head = (f"  #{pos} {label}  round {rounds[pos]}, slack {int(ex[pos])}, Δℓ = {dl[pos]:.6g}"
                 f"{'' if act[pos] else ', dropped'}")
-        if hasattr(comp, "body"):
+        if comp is None:
+            lines.append(head)
+        elif hasattr(comp, "body"):
             lines.append(head)
             lines.append("      " + render_constraint(comp, max_terms))
         else:

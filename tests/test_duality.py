@@ -318,11 +318,13 @@ def test_cross_solver_disagreement_fails(results, monkeypatch):
 # ------------------------------------------------------------------------------------------------ dual_model API
 
 def test_dual_model_of_results_names_its_components(results):
-    m = duality.dual_model(results["l1m3n-n"])
+    res = results["l1m3n-n"]
+    mmprog.programs.get_program("l1m3n").materialise(res.model)      # Pyomo rows may be written lazily
+    m = duality.dual_model(res)
     names = {c.name for c in m.component_objects((pyo.Var, pyo.Constraint))}
     assert names == {"alpha", "mu_bound", "nu_bound", "budget"}
     # alpha[r] is the multiplier of cuts[r]: same index set as the master's cut list
-    assert set(m.alpha.keys()) == set(results["l1m3n-n"].model.cuts.keys())
+    assert set(m.alpha.keys()) == set(res.model.cuts.keys())
     m0 = duality.dual_model(results["m3n-n"])
     assert {c.name for c in m0.component_objects((pyo.Var, pyo.Constraint))} == {"alpha", "w", "stationarity",
                                                                                 "budget"}
@@ -366,6 +368,7 @@ def test_program_hook_wires_a_program_defined_dual(monkeypatch, results):
 def test_dataset_free_instance_is_independent_of_fit(data):
     """The working-set arrays the checks use are the master's cut rows (ΔF, Δℓ) exactly."""
     res = mmprog.fit(SequenceDataset(data.X[:4], data.Y[:4], data.n_labels), program="l1m3n", eps=1e-4)
+    mmprog.programs.get_program("l1m3n").materialise(res.model)
     arrays = duality.working_set_arrays(res)
     body = np.array([pyo.value(c.body) for c in res.model.cuts.values()])
     mu = np.array([v.value for v in res.model.mu_list])
