@@ -226,19 +226,7 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
 
 
 def _solve(program, model, solver, added, handle, options):
-    """Re-solve the master: through the solver's persistent interface for LPs (cuts are appended to the solver's
-    copy, warm-started), otherwise a fresh solve of the Pyomo model as it stands."""
-    from .solvers import ProblemClass
-    model.solved_with = solver.name
-    if solver.persistent and program.problem_class is ProblemClass.LP:
-        if handle is None:
-            handle = solver.persistent_handle(model)
-            model._handle = handle
-            if handle is not None:
-                return handle.solve()
-        else:
-            handle.add_constraints([c for c in added if hasattr(c, "body")])
-            return handle.solve()
+    """Re-solve the master through the program (which knows its persistent or native route)."""
     return program.solve(model, solver, options=options)
 
 
@@ -251,9 +239,6 @@ def _drop_inactive(program, model, alpha, zero_rounds, drop_after, tol):
     drop = np.nonzero((zr >= drop_after) & active)[0]
     if len(drop):
         program.drop_cuts(model, list(drop))
-        handle = getattr(model, "_handle", None)
-        if handle is not None:
-            handle.remove_constraints([model.ws.components[p] for p in drop if hasattr(model.ws.components[p], "body")])
     return zr
 
 

@@ -165,3 +165,28 @@ def test_gram_dual_native_highs_route_equals_pyomo_route():
     again = prog.read_solution(model)
     assert again.objective == pytest.approx(native.solution.objective, rel=1e-6, abs=1e-8)
     assert np.allclose(again.w, native.solution.w, atol=1e-5)
+
+
+def test_l1_native_highs_route_equals_pyomo_route():
+    """P1's rows handed to highspy as CSR blocks give what the Pyomo model (rows written on demand) gives through
+    Pyomo's persistent HiGHS interface, duals included."""
+    from mmprog.cutting_plane import run
+    from mmprog.features import ChainFeatureMap
+    from mmprog.oracle import Oracle
+    from mmprog.programs import get_program
+    from mmprog.solvers import get_solver
+    ds = tiny(seed=17)
+    fmap = ChainFeatureMap.from_dataset(ds)
+    orc = Oracle(fmap, fmap.prepare(ds))
+    prog = get_program("l1m3n", C=0.8)
+    native = run(prog, orc, solver=get_solver("highs"), slack="n", eps=1e-6)
+    model = native.model
+    model.native = False
+    prog.solve(model, get_solver("highs"))
+    again = prog.read_solution(model)
+    assert len(model.ws.components) == model.ws.size
+    assert again.objective == pytest.approx(native.solution.objective, rel=1e-7, abs=1e-9)
+    # both dual vectors certify the same optimum (an LP's duals need not be unique, their value is)
+    dl = model.ws.dl_array()
+    assert again.alpha @ dl == pytest.approx(native.solution.alpha @ dl, rel=1e-6, abs=1e-8)
+    assert native.solution.alpha @ dl == pytest.approx(native.solution.objective, rel=1e-6, abs=1e-8)

@@ -137,10 +137,38 @@ class Program:
     def read_solution(self, model):
         raise NotImplementedError
 
-    def solve(self, model, solver, **kw):
+    def solve(self, model, solver, options=None, time_limit=None):
         """Solve the master as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
-        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum."""
-        return solver.solve(model, **kw)
+        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum.
+
+        LPs go through the solver's persistent interface where it has one: the rows added since the last solve
+        (``model._unsynced``) are appended to the solver's copy and re-solved warm; the model is never rebuilt."""
+        from ..solvers import ProblemClass
+        self.materialise(model)
+        model.solved_with = solver.name
+        pending = list(getattr(model, "_unsynced", []))
+        model._unsynced = []
+        if solver.persistent and self.problem_class is ProblemClass.LP:
+            handle = getattr(model, "_handle", None)
+            if handle is None:
+                handle = solver.persistent_handle(model)
+                model._handle = handle
+                if handle is not None:
+                    return handle.solve(time_limit=time_limit)
+            else:
+                handle.add_constraints(pending)
+                return handle.solve(time_limit=time_limit)
+        return solver.solve(model, options=options, time_limit=time_limit)
+
+    @staticmethod
+    def deactivate_rows(model, constraints):
+        """Deactivate cut constraints, taking them out of a persistent solver's copy first."""
+        handle = getattr(model, "_handle", None)
+        cons = [c for c in constraints if c is not None]
+        if handle is not None and cons:
+            handle.remove_constraints(cons)
+        for c in cons:
+            c.deactivate()
 
     def materialise(self, model):
         """Bring any lazily kept part of the Pyomo model up to date (before export, inspection, Pyomo solves)."""

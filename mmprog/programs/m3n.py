@@ -29,8 +29,8 @@ from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
 
-#: above this many joint features the dual master is chosen automatically (its size depends on the cuts only)
-AUTO_DUAL_DIM = 2000
+#: above this many joint features ``master="auto"`` takes the Gram dual (its size depends on the cuts only)
+AUTO_DUAL_DIM = 100
 
 
 @register("m3n")
@@ -55,6 +55,9 @@ class M3N(Program):
         return 0.5 * float(np.dot(w, w))
 
     def resolved_master(self, dims):
+        """``auto`` takes the Gram dual unless w is tiny: its size depends on the cuts only, and HiGHS's active-set
+        QP solver stalled for minutes on primal masters with a few hundred free w (synthetic chains, 204 features)
+        that the dual solves in a second."""
         if self.master != "auto":
             return self.master
         return "dual" if dims.dim > AUTO_DUAL_DIM else "primal"
@@ -103,6 +106,7 @@ class M3N(Program):
                                     linear_vars=[m.w_list[k] for k in dF.indices[lo:hi]] + [xi])
             added.append(m.cuts.add(body >= float(cuts.dl[r])))
         m.ws.components.extend(added)
+        m._unsynced = getattr(m, "_unsynced", []) + added
         return added
 
     def _add_dual(self, m, cuts, positions):
@@ -154,17 +158,17 @@ class M3N(Program):
         which made Pyomo 80 % of the run time on OCR. The Pyomo model stays the statement of the program (export,
         show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
         if model.master == "dual" and solver.name == "highs" and getattr(model, "native", True):
+            model.solved_with = "highs"
             return _GramDualHighs.of(model).solve(self, model, **kw)
-        self.materialise(model)
-        return solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     def drop_cuts(self, model, positions):
+        if model.master == "primal":
+            self.deactivate_rows(model, [model.ws.components[p] for p in positions])
+        else:
+            for pos in positions:
+                model.ws.components[pos].fix(0.0)
         for pos in positions:
-            comp = model.ws.components[pos]
-            if model.master == "primal":
-                comp.deactivate()
-            else:
-                comp.fix(0.0)
             model.ws.active[pos] = False
 
     # ------------------------------------------------------------------------------------------
