@@ -67,6 +67,8 @@ def fit(dataset, program="m3n", C=1.0, solver=None, slack="n", eps=1e-3, max_ite
             run = engine_run(prog, orc, **kw)
     finally:
         orc.close()
+    # a program with an outer loop may predict through its own map (PoMEN's h₂ sums out hidden nodes)
+    fmap = getattr(run, "feature_map", None) or fmap
     return Result(fmap, run, program, prog.params(), solver_name, slack,
                   label_names=getattr(dataset, "label_names", None))
 

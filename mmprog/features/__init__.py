@@ -5,9 +5,12 @@ from .chain import ChainFeatureMap
 
 def feature_map_for(dataset, **kwargs):
     """The default joint feature map of a dataset: the linear chain for sequences, first-order arcs for trees."""
-    from ..datasets.base import SequenceDataset, TreeDataset
+    from ..datasets.base import HierarchicalDataset, SequenceDataset, TreeDataset
     if isinstance(dataset, SequenceDataset):
         return ChainFeatureMap.from_dataset(dataset, **kwargs)
+    if isinstance(dataset, HierarchicalDataset):
+        from .hierarchy import HierarchyFeatureMap
+        return HierarchyFeatureMap.from_dataset(dataset, **kwargs)
     if isinstance(dataset, TreeDataset):
         from .arcs import ArcFeatureMap
         return ArcFeatureMap(**kwargs).fit(dataset)
@@ -22,8 +25,11 @@ def rebuild(desc, arrays):
     if kind == "arcs":
         from .arcs import ArcFeatureMap
         return ArcFeatureMap.from_state(desc, arrays)
+    if kind == "hierarchy":
+        from .hierarchy import HierarchyFeatureMap
+        return HierarchyFeatureMap.from_description(desc, arrays)
     from ..exceptions import ModelFileError
-    raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs")
+    raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs, hierarchy")
 
 
 __all__ = ["JointFeatureMap", "Prepared", "ChainFeatureMap", "feature_map_for", "rebuild"]
