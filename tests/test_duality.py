@@ -375,3 +375,49 @@ def test_dataset_free_instance_is_independent_of_fit(data):
     nu = np.array([v.value for v in res.model.nu_list])
     np.testing.assert_allclose(body, arrays.F @ (mu - nu) + res.xi[arrays.slack], atol=1e-12)
     np.testing.assert_allclose([pyo.value(c.lower) for c in res.model.cuts.values()], arrays.dl)
+
+
+# ------------------------------------------------------------------------------ programs built on P0 / P4 hooks
+
+def needs(program):
+    from mmprog.programs import registered
+    if program not in registered():
+        pytest.skip(f"program {program} is not registered in this checkout")
+
+
+def test_p4_subgradient_and_duality_fail_on_a_moved_weight():
+    needs("p4")
+    ds = tiny_chain(n_sequences=6, seed=3)
+    res = None
+    for solver in ("highs", "ipopt"):       # the P4 QP is the program helper's; take whichever solver it suits
+        try:
+            res = mmprog.fit(ds, program="p4", C=1.0, lam=1.0, eps=1e-5, solver=solver)
+            break
+        except mmprog.exceptions.SolverError:
+            continue
+    assert res is not None
+    checks = duality.check(res, solvers=[res.solver])
+    assert not failing(checks)
+    assert by_statement(checks, "P4 ⇔ P1")[0].status == "pass"
+    w = res.w.copy()
+    k = int(np.argmax(np.abs(w)))
+    w[k] *= 0.5
+    assert_fails(duality.check(corrupted(res, w=w), solvers=[res.solver]),
+                 "stationarity (sub-gradient): Σ α ΔF_k = (2λ/K)", "strong duality: P4 value (λ/K)")
+
+
+def test_pomen_em_statement_fails_when_j_increases():
+    needs("pomen")
+    ds = tiny_chain(n_sequences=6, seed=2).hide_labels(0.25, seed=0)
+    res = mmprog.fit(ds, program="pomen", C=1.0, eps=1e-4, n_em=1)
+    checks = duality.check(res, dataset=ds, solvers=["highs"])
+    assert not failing(checks)
+    for prefix in ("EM (NIPS 2008", "strong duality of (11)–(12)", "β-dual (12), one example", "β-dual gradient"):
+        assert by_statement(checks, prefix)[0].status == "pass"
+    bad = copy.copy(res)
+    bad.extra = dict(res.extra)
+    em = [dict(e) for e in res.extra["em_history"]]
+    last = [e for e in em if e["round"] >= 0][-1]
+    last["objective"] += 1.0
+    bad.extra["em_history"] = em
+    assert_fails(duality.check(bad, solvers=["highs"]), "EM (NIPS 2008")
