@@ -421,3 +421,20 @@ def test_pomen_em_statement_fails_when_j_increases():
     last["objective"] += 1.0
     bad.extra["em_history"] = em
     assert_fails(duality.check(bad, solvers=["highs"]), "EM (NIPS 2008")
+
+
+def test_mtl_statements_and_a_wrong_template_weight():
+    needs("mtl")
+    ds = tiny_chain(n_sequences=6, seed=2)
+    res = mmprog.fit(ds, program="mtl", C=1.0, eps=1e-4)
+    checks = duality.check(res)
+    assert not failing(checks)
+    for prefix in ("strong duality: (5) value", "recovery (7): ‖wⱼ‖", "recovery (7): w of (6)",
+                   "strong duality: this master's value", "stationarity in θ"):
+        assert by_statement(checks, prefix)[0].status == "pass", prefix
+    bad = copy.copy(res)
+    bad.extra = dict(res.extra)
+    mu = np.asarray(res.extra["template_weights"], dtype=float).copy()
+    mu = mu[::-1].copy() if abs(mu[0] - mu[-1]) > 1e-3 else mu * 0.5
+    bad.extra["template_weights"] = mu
+    assert_fails(duality.check(bad), "recovery (7): ‖wⱼ‖")
