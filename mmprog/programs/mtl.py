@@ -441,7 +441,7 @@ class MTL(Program):
         act = ws.active_mask()
         mu, mu_sum = self.template_weights_of(model)
         if model.form == "dual":
-            alpha = _feasible(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
+            alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
             v = F.T @ alpha if ws.size else np.zeros(model.dims.dim)
             w = mu[groups] * v                                        # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
         else:
@@ -479,7 +479,7 @@ class MTL(Program):
         return twin
 
 
-def _feasible(alpha, ws, budget):
+def feasible_alpha(alpha, ws, budget):
     """α clipped into 𝒜: ≥ 0 and each slack's sum ≤ B. An interior-point solver returns α within its constraint
     tolerance (≈1e-8 relative); scaling the few over-budget slacks back makes the dual value a valid lower bound."""
     alpha = np.maximum(np.asarray(alpha, dtype=np.float64), 0.0)
@@ -529,5 +529,5 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
     return 0.5 * float(np.sqrt(group_sq_norms(w, groups, n_templates)).sum()) ** 2 + C_scaled * float(np.sum(xi))
 
 
-__all__ = ["MTL", "TemplateGram", "solve_qcqp_ipopt", "template_groups", "group_sq_norms", "REMOVED_BELOW",
-           "mtl_objective"]
+__all__ = ["MTL", "TemplateGram", "solve_qcqp_ipopt", "template_groups", "group_sq_norms", "feasible_alpha",
+           "mtl_objective", "REMOVED_BELOW"]

@@ -1,0 +1,395 @@
+"""pblock — multiple template learning with the p-block-norm regulariser ½(Σⱼ ‖wⱼ‖ᵖ)^{2/p}, p > 1.
+
+Mao & Tsang, "Efficient multi-template learning for structured prediction", section 2. The 1-slack cutting-plane
+Algorithm 1 is unchanged; after s rounds its master is (10),
+
+    min_{w, ξ ≥ 0}  ½ (Σⱼ ‖wⱼ‖ᵖ)^{2/p} + C ξ    s.t.  ξ ≥ qʳ + Σⱼ wⱼᵀpⱼʳ,   r = 1..s,
+
+with the notation of :mod:`mmprog.programs.mtl` (pʳ = −ΔF̄_r, qʳ = Δℓ̄_r, Qʲ the per-template Gram matrices). Its
+dual, Proposition 1, is (11),
+
+    max_{α ∈ 𝒜}  −½ (Σⱼ (αᵀQʲα)^{p*/2})^{2/p*} + Σᵣ αᵣ qʳ,     p* = p/(p−1),  𝒜 = {Σᵣ αᵣ ≤ C, α ≥ 0},
+
+a smooth concave maximisation over a (capped) simplex. The template weights are (12),
+μⱼ = (Σₗ (αᵀQˡα)^{p*/2})^{(p−2)/p} (αᵀQʲα)^{(2−p)/(2(p−1))}, and the primal solution is (13),
+wⱼ = −μⱼ Σᵣ αᵣ pⱼʳ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}. The gradient of the dual objective is q − Σⱼ μⱼ Qʲα, i.e. qʳ minus the
+margin of cut r at the recovered w: a point α gives a primal point w(α) and the duality gap at α needs no extra work.
+
+p = 2 is the plain structural SVM (μ ≡ 1, (11) is the Gram dual of ``m3n``); p → 1 approaches ``mtl``; p → ∞ the
+ℓ∞-block norm (the paper uses p = 100 for it).
+
+Two solvers for (11), on the same Pyomo model:
+
+* ``method="pg"`` (default, as in the paper): projected gradient ascent (FISTA with backtracking and adaptive
+  restart) with the Euclidean projection onto the capped simplex (:mod:`mmprog.simplex`), stopped when the duality
+  gap between (10) at w(α) and (11) at α is below ``tol`` (relative). Runs on the arrays Qʲ, q; the α found are
+  loaded into the Pyomo model.
+* ``method="nlp"``: the Pyomo model itself — variables ``alpha``, constraints ``budget[i]``, expressions
+  ``sq_norm[j]`` = αᵀQʲα and the objective above — through the chosen NLP solver (Ipopt by default).
+
+The Pyomo model is written completely only on demand (:meth:`PBlock.materialise`, called before exports and
+``method="nlp"`` solves), since its m·s²/2 quadratic terms cost Pyomo far more than the projected gradient costs.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..exceptions import ParameterError
+from ..simplex import capped_simplex_projector
+from ..solvers import ProblemClass
+from .base import Dims, Program, Solution, register
+from .mtl import TemplateGram, feasible_alpha, group_sq_norms, template_groups
+from .working_set import WorkingSet, values_of
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The dual (11) on arrays
+# ----------------------------------------------------------------------------------------------------------------
+
+#: relative gap accepted when the dual value can no longer be improved in floating point (see solve_block_dual_pg)
+STAGNATION_GAP = 1e-5
+
+
+def _pstar(p):
+    return p / (p - 1.0)
+
+
+def block_dual_parts(Q, q, alpha, p):
+    """Everything (11) and (12) need at α.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (m, s, s)
+    q : ndarray, shape (s,)
+    alpha : ndarray, shape (s,)
+    p : float > 1
+
+    Returns
+    -------
+    dict
+        ``value`` (the objective of (11)), ``grad`` (s,), ``mu`` (m,) by (12), ``sq`` (m,) αᵀQʲα,
+        ``margins`` (s,) Σⱼ μⱼ (Qʲα)_r = the margin of cut r at w(α).
+    """
+    ps = _pstar(p)
+    a = ps / 2.0
+    U = Q @ alpha                                   # (m, s): Qʲα
+    sq = np.maximum(U @ alpha, 0.0)                 # αᵀQʲα ≥ 0 (PSD; clip rounding)
+    mu = np.zeros(Q.shape[0])
+    live = sq > 1e-30 * max(1.0, float(sq.max(initial=0.0)))
+    S = float(np.sum(sq[live] ** a))
+    if S > 0:
+        # (12): μⱼ = S^{(p−2)/p} (αᵀQʲα)^{(2−p)/(2(p−1))}, with (p−2)/p = 2/p* − 1 and (2−p)/(2(p−1)) = p*/2 − 1
+        mu[live] = S ** (2.0 / ps - 1.0) * sq[live] ** (a - 1.0)
+    margins = mu @ U
+    value = float(q @ alpha) - 0.5 * (S ** (2.0 / ps) if S > 0 else 0.0)
+    return {"value": value, "grad": q - margins, "mu": mu, "sq": sq, "margins": margins}
+
+
+def block_primal_value(parts, q, slack_idx, n_budgets, budget, p):
+    """(10) at w(α) of (13): ½(Σⱼ‖wⱼ‖ᵖ)^{2/p} + B Σᵢ ξᵢ with ‖wⱼ‖ = μⱼ √(αᵀQʲα) and ξᵢ the largest violation of
+    slack i's cuts (≥ 0). Returns (value, ξ (n_budgets,))."""
+    norms = parts["mu"] * np.sqrt(parts["sq"])
+    reg = 0.5 * float(np.sum(norms ** p)) ** (2.0 / p)
+    xi = np.zeros(n_budgets)
+    if len(q):
+        np.maximum.at(xi, slack_idx, q - parts["margins"])
+    return reg + budget * float(xi.sum()), xi
+
+
+def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=1e-6, max_iter=20000):
+    """Maximise (11) over 𝒜 by projected gradient (FISTA with backtracking and adaptive restart).
+
+    Parameters
+    ----------
+    Q : ndarray, shape (m, s, s)
+    q : ndarray, shape (s,)
+    slack_idx : ndarray of int, shape (s,)
+        Budget of every cut (0..n_budgets−1).
+    budget : float
+        B of Σ_{r∈Sᵢ} αᵣ ≤ B.
+    p : float > 1
+    alpha0 : ndarray, shape (s,), optional
+        Warm start (projected onto 𝒜).
+    tol : float
+        Stop when (primal − dual) ≤ tol · max(1, |primal|) (a certified gap: w(α) is primal feasible). When the dual
+        value stops improving in floating point first, the run counts as converged if the relative gap is below
+        :data:`STAGNATION_GAP`.
+    max_iter : int
+
+    Returns
+    -------
+    alpha : ndarray, shape (s,)
+    info : dict
+        ``iterations``, ``gap``, ``primal``, ``dual``, ``converged``.
+    """
+    s = len(q)
+    slack_idx = np.asarray(slack_idx, dtype=np.int64)
+    proj = capped_simplex_projector(np.full(n_budgets, float(budget)), slack_idx)
+
+    x = proj(np.zeros(s) if alpha0 is None else np.asarray(alpha0, dtype=np.float64))
+    px = block_dual_parts(Q, q, x, p)
+    y, py = x.copy(), px
+    t = 1.0
+    # Lipschitz estimate of the gradient: the largest Gram diagonal times the number of cuts bounds λ_max(Σ μQ) for
+    # p = 2; backtracking corrects it either way
+    L = max(float(np.max(np.einsum("jrr->jr", Q).sum(axis=0), initial=0.0)), 1e-12) / max(budget, 1e-12)
+    info = {"iterations": 0, "gap": np.inf, "primal": np.inf, "dual": px["value"], "converged": False,
+            "stagnated": False}
+    restarted = False
+    for it in range(1, max_iter + 1):
+        while True:
+            z = proj(y + py["grad"] / L)
+            pz = block_dual_parts(Q, q, z, p)
+            d = z - y
+            # sufficient ascent for a concave objective with an L-Lipschitz gradient
+            if pz["value"] >= py["value"] + float(py["grad"] @ d) - 0.5 * L * float(d @ d) - 1e-13 * abs(py["value"]):
+                break
+            L *= 2.0
+        if pz["value"] < px["value"]:
+            if restarted:
+                # a plain gradient step from x cannot ascend any more: the dual value is optimal to rounding (α is
+                # then accurate to about √eps, and the gap, linear in α's error through ξ, to about 1e-7 relative)
+                info["stagnated"] = True
+                break
+            # adaptive restart (O'Donoghue & Candès): momentum made things worse, restart from x
+            y, py, t, restarted = x.copy(), px, 1.0, True
+            continue
+        restarted = False
+        t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        y = z + ((t - 1.0) / t_new) * (z - x)
+        x, px, t = z, pz, t_new
+        py = block_dual_parts(Q, q, y, p)
+        L *= 0.9
+        if it % 5 == 0 or it == max_iter:
+            primal, _ = block_primal_value(px, q, slack_idx, n_budgets, budget, p)
+            gap = primal - px["value"]
+            info.update(iterations=it, gap=gap, primal=primal, dual=px["value"])
+            if gap <= tol * max(1.0, abs(primal)):
+                info["converged"] = True
+                break
+    else:
+        info["iterations"] = max_iter
+    if not info["converged"]:
+        primal, _ = block_primal_value(px, q, slack_idx, n_budgets, budget, p)
+        rel = (primal - px["value"]) / max(1.0, abs(primal))
+        info.update(gap=primal - px["value"], primal=primal, dual=px["value"],
+                    converged=bool(rel <= tol or (info.get("stagnated") and rel <= STAGNATION_GAP)))
+    return x, info
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The program
+# ----------------------------------------------------------------------------------------------------------------
+
+@register("pblock")
+class PBlock(Program):
+    """Multiple template learning with the p-block-norm regulariser (Mao & Tsang, section 2, (10)–(13)); see the
+    module docstring.
+
+    Parameters
+    ----------
+    C : float
+        Slack weight on the n-slack scale (the paper's C is C·n).
+    p : float
+        Block norm, 1 < p < ∞ (the paper: 4/3, 2, 4 and 100 for ∞).
+    method : {"pg", "nlp"}
+        Projected gradient on the arrays of (11) (default) or the Pyomo NLP through the solver.
+    tol : float
+        Relative duality gap at which the projected gradient stops.
+    max_pg_iter : int
+        Cap on projected-gradient iterations per master solve.
+    """
+
+    problem_class = ProblemClass.NLP
+    paper = "Mao & Tsang, Efficient multi-template learning for structured prediction (TNNLS 2013), section 2"
+    equations = "(10), (11), (12), (13)"
+    params_doc = {"p": "block norm, a float with 1 < p < inf", "method": '"pg" (projected gradient) or "nlp" (Pyomo)',
+                  "tol": "relative duality gap of the projected gradient, > 0",
+                  "max_pg_iter": "cap on projected-gradient iterations, int >= 1"}
+    default_slack = "one"
+
+    def __init__(self, C=1.0, p=2.0, method="pg", tol=1e-6, max_pg_iter=20000):
+        super().__init__(C)
+        if not (isinstance(p, (int, float, np.floating)) and np.isfinite(p) and p > 1):
+            raise ParameterError(f"p must be a finite float > 1 (use e.g. p=100 for the l-infinity block norm); "
+                                 f"got {p!r}")
+        if method not in ("pg", "nlp"):
+            raise ParameterError(f'method must be "pg" (projected gradient) or "nlp" (Pyomo NLP); got {method!r}')
+        if not (isinstance(tol, (int, float)) and tol > 0):
+            raise ParameterError(f"tol must be a float > 0; got {tol!r}")
+        if not (isinstance(max_pg_iter, (int, np.integer)) and max_pg_iter >= 1):
+            raise ParameterError(f"max_pg_iter must be an int >= 1; got {max_pg_iter!r}")
+        self.p = float(p)
+        self.pstar = _pstar(self.p)
+        self.method = method
+        self.tol = float(tol)
+        self.max_pg_iter = int(max_pg_iter)
+
+    def params(self):
+        return {"C": self.C, "p": self.p, "method": self.method, "tol": self.tol, "max_pg_iter": self.max_pg_iter}
+
+    def regulariser(self, w):
+        """Ω(w) = ½ (Σⱼ ‖wⱼ‖ᵖ)^{2/p}."""
+        groups = getattr(self, "_groups", None)
+        if groups is None or len(groups) != len(w):
+            return 0.5 * float(np.dot(w, w))
+        norms = np.sqrt(group_sq_norms(w, groups, self._m))
+        return 0.5 * float(np.sum(norms ** self.p)) ** (2.0 / self.p)
+
+    # ------------------------------------------------------------------------------------------
+    def build(self, dims: Dims):
+        groups, names = template_groups(dims)
+        self._groups, self._m = groups, len(names)
+        m = pyo.ConcreteModel(name=f"pblock_p{self.p:g}")
+        m.dims = dims
+        m.ws = WorkingSet(dims.dim)
+        m.template_names = names
+        m.groups = groups
+        m.gram = TemplateGram(groups, len(names))
+        m.slack_scale = float(dims.n) / dims.n_slacks
+        m.C = pyo.Param(initialize=self.C, mutable=True)
+        m.p = self.p
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        m.templates = pyo.RangeSet(0, len(names) - 1)
+        m.alpha = pyo.VarList(domain=pyo.NonNegativeReals)
+        m.budget = pyo.Constraint(pyo.Any)
+        m.linear = pyo.Expression(expr=0.0)
+        m.sq_norm = pyo.Expression(m.templates, initialize=0.0)
+        m.objective = pyo.Objective(expr=m.linear, sense=pyo.maximize)
+        m.alpha_of_slack = {}
+        m._quad_done = 0
+        return m
+
+    def add_cuts(self, model, cuts):
+        positions = model.ws.add(cuts)
+        added = []
+        for r, pos in enumerate(positions):
+            a = model.alpha.add()
+            added.append(a)
+            model.ws.components.append(a)
+            slack = int(cuts.example[r])
+            terms = model.alpha_of_slack.setdefault(slack, [])
+            terms.append(a)
+            model.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
+                                                   linear_vars=list(terms)) <= model.C * model.slack_scale
+        model.linear.expr = model.linear.expr + LinearExpression(
+            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=added)
+        model.gram.grow(model.ws)
+        return added
+
+    def materialise(self, model):
+        """Write the pending terms of αᵀQʲα into ``sq_norm[j]`` and the objective of (11) over the templates with
+        Qʲ ≠ 0 (the others contribute 0 and would put 0^{p*/2} into the expression)."""
+        ws, gram = model.ws, model.gram
+        gram.grow(ws)
+        done = model._quad_done
+        Q = gram.Q
+        alphas = ws.components
+        if done < ws.size:
+            for j in range(gram.m):
+                terms = []
+                for pos in range(done, ws.size):
+                    a = alphas[pos]
+                    if Q[j, pos, pos] != 0.0:
+                        terms.append(float(Q[j, pos, pos]) * a * a)
+                    nz = np.nonzero(Q[j, pos, :pos])[0]
+                    terms.extend(2.0 * float(Q[j, pos, t]) * alphas[t] * a for t in nz)
+                if terms:
+                    model.sq_norm[j].set_value(model.sq_norm[j].expr + pyo.quicksum(terms))
+            model._quad_done = ws.size
+        live = [j for j in range(gram.m) if ws.size and np.any(np.diagonal(Q[j]) > 0)]
+        ps = self.pstar
+        if live:
+            S = pyo.quicksum(model.sq_norm[j] ** (ps / 2.0) for j in live)
+            model.objective.set_value(model.linear - 0.5 * S ** (2.0 / ps))
+        else:
+            model.objective.set_value(model.linear)
+
+    def solve(self, model, solver, **kw):
+        if self.method == "pg":
+            return self._solve_pg(model)
+        self.materialise(model)
+        # α = 0 makes every αᵀQʲα vanish, where (·)^{p*/2} is not differentiable for p > 2: start inside 𝒜
+        ws = model.ws
+        budget = self.C * model.slack_scale
+        for pos, a in enumerate(ws.components):
+            if ws.active[pos] and (a.value is None or a.value <= 0):
+                a.set_value(1e-3 * budget / max(1, ws.size))
+        status = solver.solve(model, raise_on_failure=False,
+                              **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+        if not status.ok:
+            from ..exceptions import SolverError
+            # for p > 2, (αᵀQʲα)^{p*/2} has an unbounded second derivative where a template's αᵀQʲα → 0, and
+            # Ipopt may stop at its "acceptable" tolerance there: kept with a warning; anything else is an error
+            if "Acceptable" not in status.solver_message:
+                raise SolverError(f"solver {solver.name} ended with {status.termination} ({status.solver_message})",
+                                  termination=status.termination, solver_message=status.solver_message)
+        return status
+
+    def _solve_pg(self, model):
+        from ..solvers import SolveStatus
+        ws, gram = model.ws, model.gram
+        gram.grow(ws)
+        act = np.nonzero(ws.active_mask())[0]
+        ex = ws.example_array()[act]
+        slacks, slack_idx = np.unique(ex, return_inverse=True)
+        budget = self.C * model.slack_scale
+        alpha0 = values_of([ws.components[p] for p in act])
+        Q = gram.Q[:, act][:, :, act]
+        q = ws.dl_array()[act]
+        t0 = time.perf_counter()
+        alpha, info = solve_block_dual_pg(Q, q, slack_idx, len(slacks), budget, self.p, alpha0=alpha0,
+                                          tol=self.tol, max_iter=self.max_pg_iter)
+        elapsed = time.perf_counter() - t0
+        for p, a in zip(act, alpha):
+            ws.components[p].set_value(float(a), skip_validation=True)
+        model.pg_info = info
+        termination = "optimal" if info["converged"] else "max_iterations"
+        if not info["converged"]:
+            import warnings
+            warnings.warn(f"pblock: projected gradient stopped after {info['iterations']} iterations with relative "
+                          f"gap {info['gap'] / max(1.0, abs(info['primal'])):.2e} > tol {self.tol:g}; raise "
+                          f"max_pg_iter or tol", RuntimeWarning, stacklevel=2)
+        return SolveStatus(termination, "optimal" if info["converged"] else "feasible",
+                           f"projected gradient: {info['iterations']} iterations, gap {info['gap']:.3e}", elapsed,
+                           info["dual"])
+
+    def drop_cuts(self, model, positions):
+        for pos in positions:
+            model.ws.components[pos].fix(0.0)
+            model.ws.active[pos] = False
+
+    # ------------------------------------------------------------------------------------------
+    def read_solution(self, model):
+        ws, gram = model.ws, model.gram
+        gram.grow(ws)
+        n_slacks = model.dims.n_slacks
+        budget = self.C * model.slack_scale
+        dl = ws.dl_array()
+        alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
+        parts = block_dual_parts(gram.Q, dl, alpha, self.p) if ws.size else None
+        mu = parts["mu"] if parts is not None else np.zeros(gram.m)
+        F = ws.dF()
+        v = F.T @ alpha if ws.size else np.zeros(model.dims.dim)
+        w = mu[model.groups] * v                                   # (13)
+        xi = np.zeros(n_slacks)
+        if ws.size:
+            act = ws.active_mask()
+            np.maximum.at(xi, ws.example_array()[act], (dl - F @ w)[act])
+        primal = self.regulariser(w) + budget * float(xi.sum())
+        dual = parts["value"] if parts is not None else 0.0
+        norms = np.sqrt(group_sq_norms(w, model.groups, gram.m))
+        tot = float(mu.sum())
+        extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
+                 "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
+                 "cut_q": dl, "cut_p": -F, "gram": gram.Q, "method": self.method,
+                 "pg_info": dict(getattr(model, "pg_info", {}) or {})}
+        return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
+                        dual_objective=dual, extra=extra)
+
+
+__all__ = ["PBlock", "solve_block_dual_pg", "block_dual_parts", "block_primal_value"]

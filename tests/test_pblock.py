@@ -1,0 +1,201 @@
+"""The p-block-norm extension (Mao & Tsang, section 2): dual (11) by projected gradient and as a Pyomo NLP, the
+primal (10), recovery (12)–(13), p = 2 against P0, and the simplex projections.
+
+References are computed independently: the primal (10) by Ipopt on a Pyomo model written here, the projections by
+HiGHS's QP solver, Gram matrices with dense numpy.
+"""
+import highspy
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+import scipy.sparse as sp
+
+import mmprog
+from mmprog.datasets.base import SequenceDataset
+from mmprog.programs.pblock import block_dual_parts, solve_block_dual_pg
+from mmprog.simplex import capped_simplex_projector, project_capped_simplex, project_simplex
+from mmprog.solvers import get_solver
+
+P_VALUES = [4.0 / 3.0, 2.0, 4.0]
+
+
+def _need_ipopt():
+    rep = get_solver("ipopt").availability()
+    if not rep:
+        pytest.skip(f"ipopt: {rep.reason}")
+
+
+# ---------------------------------------------------------------------------------------------- simplex projections
+def highs_projection(v, b, equality):
+    """argmin ½‖x − v‖² s.t. x ≥ 0, Σx ≤ b (or = b), by HiGHS's QP solver."""
+    s = len(v)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+    inf = highspy.kHighsInf
+    h.addVars(s, np.zeros(s), np.full(s, inf))
+    h.changeColsCost(s, np.arange(s, dtype=np.int32), -np.asarray(v, dtype=float))
+    h.addRow(b if equality else -inf, b, s, np.arange(s, dtype=np.int32), np.ones(s))
+    hess = highspy.HighsHessian()
+    hess.dim_ = s
+    hess.format_ = highspy.HessianFormat.kTriangular
+    hess.start_ = list(range(s + 1))
+    hess.index_ = list(range(s))
+    hess.value_ = [1.0] * s
+    h.passHessian(hess)
+    h.run()
+    return np.array(h.getSolution().col_value)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_projections_match_a_qp_solver(seed):
+    rng = np.random.default_rng(seed)
+    s = int(rng.integers(1, 9))
+    v = rng.normal(scale=2.0, size=s)
+    b = float(rng.uniform(0.2, 3.0))
+    assert np.allclose(project_simplex(v, b), highs_projection(v, b, True), atol=1e-6)
+    x = project_capped_simplex(v, b)
+    assert np.allclose(x, highs_projection(v, b, False), atol=1e-6)
+    assert np.allclose(capped_simplex_projector(b)(v), x)
+
+
+def test_projection_blocks_are_independent():
+    rng = np.random.default_rng(7)
+    blocks = rng.integers(0, 4, size=25)
+    b = np.array([0.5, 1.0, 2.0, 0.1])
+    v = rng.normal(size=25)
+    x = project_capped_simplex(v, b, blocks)
+    y = project_simplex(v, b, blocks)
+    assert np.allclose(capped_simplex_projector(b, blocks)(v), x)
+    for k in range(4):
+        sel = blocks == k
+        assert np.allclose(x[sel], highs_projection(v[sel], b[k], False), atol=1e-6)
+        assert np.allclose(y[sel], highs_projection(v[sel], b[k], True), atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------- (10) / (11) on a master
+def random_master(seed, s=6, dim=12, m=3):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(m), dim // m)
+    F = rng.normal(size=(s, dim))          # rows ΔF̄_r (pʳ = −ΔF̄_r)
+    q = rng.uniform(1.0, 2.0, size=s)
+    Q = np.stack([F[:, groups == j] @ F[:, groups == j].T for j in range(m)])
+    return F, q, Q, groups
+
+
+def solve_primal10(F, q, groups, B, p):
+    """min ½(Σⱼ‖wⱼ‖ᵖ)^{2/p} + Bξ s.t. ξ ≥ q_r − ΔF̄_r·w, ξ ≥ 0 — problem (10) — by Ipopt on its own Pyomo model."""
+    s, dim = F.shape
+    m = groups.max() + 1
+    M = pyo.ConcreteModel()
+    M.w = pyo.Var(range(dim), initialize=0.1)
+    M.xi = pyo.Var(bounds=(0, None), initialize=1.0)
+    M.c = pyo.Constraint(range(s), rule=lambda M, r: M.xi >= float(q[r]) - sum(float(F[r, k]) * M.w[k]
+                                                                              for k in range(dim)))
+    sq = [sum(M.w[k] ** 2 for k in np.nonzero(groups == j)[0]) for j in range(m)]
+    M.obj = pyo.Objective(expr=0.5 * sum(x ** (p / 2) for x in sq) ** (2 / p) + B * M.xi)
+    res = pyo.SolverFactory("cyipopt").solve(M, options={"tol": 1e-11})
+    assert int(res.solver.return_code) == 0, res.solver.message
+    return pyo.value(M.obj), np.array([M.w[k].value for k in range(dim)])
+
+
+@pytest.mark.parametrize("p", P_VALUES)
+def test_strong_duality_10_11_and_recovery_12_13(p):
+    _need_ipopt()
+    F, q, Q, groups = random_master(seed=3)
+    B = 0.8
+    primal, w_star = solve_primal10(F, q, groups, B, p)
+    alpha, info = solve_block_dual_pg(Q, q, np.zeros(len(q), int), 1, B, p, tol=1e-9)
+    parts = block_dual_parts(Q, q, alpha, p)
+    # strong duality: the optimum of (10) equals the optimum of (11)
+    assert parts["value"] == pytest.approx(primal, rel=1e-6)
+    assert info["converged"]
+    # (12) and (13): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j} is the primal solution
+    v = F.T @ alpha
+    w13 = parts["mu"][groups] * v
+    assert np.allclose(w13, w_star, atol=1e-4 * np.abs(w_star).max())
+    # (12) against the primal solution: μⱼ = ‖wⱼ*‖ / ‖vⱼ‖
+    m = groups.max() + 1
+    ratio = [np.linalg.norm(w_star[groups == j]) / np.linalg.norm(v[groups == j]) for j in range(m)]
+    assert np.allclose(parts["mu"], ratio, rtol=1e-4)
+
+
+@pytest.mark.parametrize("p", P_VALUES)
+def test_projected_gradient_and_pyomo_nlp_agree(p):
+    """The same master (the program's own Pyomo model) solved by the projected gradient and by Ipopt."""
+    _need_ipopt()
+    from mmprog.cuts import Cuts
+    from mmprog.programs import Dims, get_program
+    F, q, Q, groups = random_master(seed=5, s=7)
+    dims = Dims(n=4, dim=F.shape[1], n_slacks=1, groups=groups, group_names=["a", "b", "c"])
+    cuts = Cuts(np.zeros(len(q), dtype=np.int64), sp.csr_matrix(F), q)
+    values = {}
+    for method in ("pg", "nlp"):
+        prog = get_program("pblock", C=0.25, p=p, method=method, tol=1e-9)
+        model = prog.build(dims)
+        prog.add_cuts(model, cuts)
+        prog.solve(model, get_solver("ipopt"))
+        sol = prog.read_solution(model)
+        values[method] = sol
+        # the program's Gram matrices are the per-template inner products
+        assert np.allclose(model.gram.Q, Q)
+        # the budget is C·n in the 1-slack form
+        assert sol.alpha.sum() <= 0.25 * 4 * (1 + 1e-8)
+    assert values["pg"].dual_objective == pytest.approx(values["nlp"].dual_objective, rel=1e-6)
+    assert values["pg"].objective == pytest.approx(values["pg"].dual_objective, rel=1e-6)
+    assert np.allclose(values["pg"].w, values["nlp"].w, atol=1e-3 * np.abs(values["nlp"].w).max())
+
+
+# ---------------------------------------------------------------------------------------------- end to end
+def chain_data(seed, n=12, T=4, D=4):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(T, D)) for _ in range(n)]
+    W = rng.normal(size=(D, 2))
+    Y = [np.argmax(x @ W + 0.4 * rng.normal(size=(T, 2)), axis=1) for x in X]
+    return SequenceDataset(X, Y, 2, groups=np.array([0, 0, 1, 2]), group_names=["a", "b", "c"])
+
+
+def test_p2_is_p0_one_slack():
+    """p = 2: μ ≡ 1 and (11) is the Gram dual of P0, so the cutting-plane run reaches P0's 1-slack optimum."""
+    ds = chain_data(seed=1)
+    a = mmprog.fit(ds, program="m3n", C=0.5, slack="one", eps=1e-5, solver="highs", master="primal")
+    b = mmprog.fit(ds, program="pblock", p=2.0, C=0.5, slack="one", eps=1e-5)
+    assert np.allclose(b.template_weights, 1.0)
+    assert b.primal_objective == pytest.approx(a.primal_objective, rel=1e-5)
+    assert np.allclose(b.w, a.w, atol=2e-3 * np.abs(a.w).max())
+
+
+@pytest.mark.parametrize("p", [4.0 / 3.0, 4.0])
+def test_pblock_run_duality_recomputed_from_the_cut_data(p):
+    ds = chain_data(seed=2)
+    res = mmprog.fit(ds, program="pblock", p=p, C=0.5, slack="one", eps=1e-4)
+    assert res.termination == "converged"
+    groups = res.fmap.groups
+    m = groups.max() + 1
+    P = res.cut_p.toarray()
+    Q = np.stack([P[:, groups == j] @ P[:, groups == j].T for j in range(m)])
+    sq = np.array([res.alpha @ Q[j] @ res.alpha for j in range(m)])
+    ps = p / (p - 1)
+    dual = -0.5 * np.sum(sq ** (ps / 2)) ** (2 / ps) + res.alpha @ res.cut_q
+    mu = np.sum(sq ** (ps / 2)) ** ((p - 2) / p) * sq ** ((2 - p) / (2 * (p - 1)))        # (12)
+    w = -mu[groups] * (P.T @ res.alpha)                                                   # (13)
+    norms = np.array([np.linalg.norm(w[groups == j]) for j in range(m)])
+    xi = max(0.0, float(np.max(res.cut_q + P @ w)))
+    primal = 0.5 * np.sum(norms ** p) ** (2 / p) + 0.5 * len(ds) * xi
+    assert np.allclose(res.template_weights, mu, rtol=1e-8)
+    assert np.allclose(res.w, w, atol=1e-10)
+    assert res.dual_objective == pytest.approx(dual, rel=1e-9)
+    assert primal == pytest.approx(dual, rel=1e-4)
+    # the engine's upper bound (full objective at w, every labeling) is above the master optimum
+    assert res.upper_bound >= res.dual_objective - 1e-9
+
+
+def test_bad_p_is_a_one_line_error():
+    from mmprog.exceptions import ParameterError
+    from mmprog.programs import get_program
+    for bad in (1.0, 0.5, float("inf")):
+        with pytest.raises(ParameterError, match="p must be"):
+            get_program("pblock", p=bad)
+    with pytest.raises(ParameterError, match="method must be"):
+        get_program("pblock", method="newton")
