@@ -438,3 +438,20 @@ def test_mtl_statements_and_a_wrong_template_weight():
     mu = mu[::-1].copy() if abs(mu[0] - mu[-1]) > 1e-3 else mu * 0.5
     bad.extra["template_weights"] = mu
     assert_fails(duality.check(bad), "recovery (7): ‖wⱼ‖")
+
+
+@pytest.mark.parametrize("p", [2.0, 4.0])
+def test_pblock_statements_and_a_wrong_recovery(p):
+    needs("pblock")
+    ds = tiny_chain(n_sequences=6, seed=2)
+    res = mmprog.fit(ds, program="pblock", C=1.0, p=p, slack="one", eps=1e-4)
+    checks = duality.check(res)
+    assert not failing(checks)
+    for prefix in ("strong duality: (10) value", "recovery (12)", "recovery (13)", "gradient of (11)",
+                   "(11) by method=pg = (11) by method=nlp"):
+        assert by_statement(checks, prefix)[0].status == "pass", prefix
+    if p == 2.0:
+        assert by_statement(checks, "p = 2 is the structural SVM")[0].status == "pass"
+    w = res.w.copy()
+    w[np.argmax(np.abs(w))] *= 1.1
+    assert_fails(duality.check(corrupted(res, w=w)), "recovery (13)", "strong duality: (10) value")
