@@ -36,6 +36,7 @@ because callers build scores as wᵀf in float64 and a silent precision change w
 """
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -152,13 +153,19 @@ _WORKSPACE_MAX_BYTES = 64 << 20
 
 
 def _buffer(name, shape, dtype):
-    """A work array of this thread (contents undefined), reused by later calls asking for the same name and dtype."""
+    """A work array of this thread (contents undefined), reused by later calls asking for the same name and dtype.
+
+    Called once per recursion step, so it is kept to a dict lookup and a reshape (no numpy scalar arithmetic).
+    """
+    size = math.prod(shape)
     dtype = np.dtype(dtype)
-    size = int(np.prod(shape))
     if size * dtype.itemsize > _WORKSPACE_MAX_BYTES:
         return np.empty(shape, dtype)
-    pool = _workspace.__dict__.setdefault("pool", {})
-    key = (name, dtype.str)
+    try:
+        pool = _workspace.pool
+    except AttributeError:
+        pool = _workspace.pool = {}
+    key = (name, dtype.char)
     buf = pool.get(key)
     if buf is None or buf.size < size:
         buf = pool[key] = np.empty(max(size, 1), dtype)
@@ -209,19 +216,23 @@ def _logsumexp_step(prev, edge, out):
     out += m
 
 
-def _first_argmax0(c):
-    """Index of the first maximum along axis 0 of ``c`` (K, n), as intp (n,).
+_CODES = {}
+
+
+def _first_argmax0(c, out=None):
+    """Index of the first maximum along axis 0 of ``c`` (K, n), as intp (n,) (written into ``out`` if given).
 
     ``argmax`` over a non-last axis makes numpy copy to a transposed layout; instead the positions equal to the
     maximum get code K - a and a max-reduction over the first axis returns the smallest such a. Rows that are all NaN
     (only possible with NaN scores inside a length) get index K - 1, a valid label.
     """
     K = c.shape[0]
+    codes = _CODES.get(K)
+    if codes is None:
+        codes = _CODES[K] = np.arange(K, 0, -1, dtype=np.int8 if K < 127 else np.int32)[:, None]
     m = np.maximum.reduce(c, axis=0)
-    code_dtype = np.int8 if K < 127 else np.int32
-    codes = np.arange(K, 0, -1, dtype=code_dtype)[:, None]
-    code = np.maximum.reduce(np.multiply(c == m, codes, dtype=code_dtype), axis=0)
-    idx = K - code.astype(np.intp)
+    code = np.maximum.reduce(np.multiply(c == m, codes, dtype=codes.dtype), axis=0)
+    idx = np.subtract(K, code, out=out, dtype=np.intp, casting="unsafe")
     np.minimum(idx, K - 1, out=idx)
     return idx
 
@@ -231,13 +242,14 @@ def _max_forward(lay):
     T, K, B = lay.T, lay.K, lay.B
     delta = _buffer("delta", (T, K, B), lay.dtype)
     delta[0] = lay.node[0]
+    n_active = lay.n_active.tolist()
     for t in range(1, T):
-        n = int(lay.n_active[t])
+        n = n_active[t]
         if n == 0:
             break
         out = delta[t, :, :n]
         _max_step(delta[t - 1, :, :n], lay.edge_at(t - 1, n), out)
-        out += lay.node[t, :, :n]
+        np.add(out, lay.node[t, :, :n], out=out)
     return delta
 
 
@@ -291,17 +303,19 @@ def viterbi(node_scores, edge_scores, lengths):
     cols = np.arange(B)
     y = _buffer("labels", (T, B), np.intp)
     y[lay.lengths - 1, cols] = last
+    n_active = lay.n_active.tolist()
+    edge2 = lay.edge[:, :, 0] if not per_position else None
     for t in range(T - 2, -1, -1):
-        n = int(lay.n_active[t + 1])  # sequences whose position t+1 exists, i.e. t < L - 1
+        n = n_active[t + 1]  # sequences whose position t+1 exists, i.e. t < L - 1
         if n == 0:
             continue
         nxt = y[t + 1, :n]
         if per_position:
             e = lay.edge[t][:, nxt, cols[:n]]  # (K, n): edge[t, a, y_{t+1}] for each example
         else:
-            e = np.take(lay.edge[:, :, 0], nxt, axis=1, out=_buffer("back", (K, n), dtype))
+            e = np.take(edge2, nxt, axis=1, out=_buffer("back", (K, n), dtype))
         np.add(e, delta[t, :, :n], out=e)
-        y[t, :n] = _first_argmax0(e)
+        _first_argmax0(e, out=y[t, :n])
 
     labels = y.T.astype(np.int64)
     labels[np.arange(T)[None, :] >= lay.lengths[:, None]] = -1
