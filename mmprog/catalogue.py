@@ -66,6 +66,10 @@ class Entry:
     C: float = 1.0
     slack: str = "n"
     eps: float = 1e-3
+    solver: str = "highs"
+    #: fraction of the labels hidden (``SequenceDataset.hide_labels(hide, seed=0)``) for partially observed programs
+    hide: float = 0.0
+    note: str = ""
 
 
 _P0_DUAL = {
@@ -95,6 +99,44 @@ ENTRIES = [
         "quadratic": "½ Σ_{r,q} α_r α_q G_rq with G_rq = ⟨ΔF_r, ΔF_q⟩ (written on export)",
         "objective": "maximise linear − quadratic",
     }),
+    Entry("mtl", "mtl", "mtl", {"form": "dual"}, formats=(".lp", ".gms"), dual=True, slack="one", solver="ipopt",
+          meanings={
+              "alpha": "α_r ≥ 0, one per (1-slack) cut",
+              "theta": "θ, the epigraph variable of maxⱼ ½αᵀQʲα",
+              "budget": "Σ_r α_r ≤ C·s (one budget: 1-slack)",
+              "quad": "half_quad[j] − θ ≤ 0, one per template; multipliers μⱼ (template weights)",
+              "linear": "Σ_r α_r Δℓ_r",
+              "half_quad": "½ αᵀQʲα per template, Qʲ_rq = ⟨ΔF_{r,j}, ΔF_{q,j}⟩",
+              "objective": "maximise linear − theta",
+              "C": "the slack weight C (Param)",
+          }, dual_meanings={
+              "w": "weights w, blocks wⱼ per template",
+              "xi": "the slack ξ ≥ 0",
+              "u": "u ≥ Σⱼ ρⱼ",
+              "rho": "ρⱼ ≥ ‖wⱼ‖",
+              "norm_sum": "Σⱼ rho[j] ≤ u",
+              "cone": "Σ_{k∈j} w[k]² ≤ rho[j]², one per template with features",
+              "cuts": "wᵀΔF_r + ξ ≥ Δℓ_r",
+              "objective": "minimise ½u² + C·s·ξ",
+              "C": "the slack weight C (Param)",
+          }, note="The SOCP (5) is written in its smooth QCQP form (cones as quadratic constraints)."),
+    Entry("pblock", "pblock", "pblock", {"p": 1.5}, formats=(".nl", ".gms"), slack="one", solver="ipopt",
+          meanings={
+              "alpha": "α_r ≥ 0, one per (1-slack) cut",
+              "budget": "Σ_r α_r ≤ C·s",
+              "linear": "Σ_r α_r Δℓ_r",
+              "sq_norm": "αᵀQʲα per template",
+              "objective": "maximise linear − ½ (Σⱼ sq_norm[j]^(p*/2))^(2/p*)",
+              "C": "the slack weight C (Param)",
+          }, note="Solved by projected gradient (method=\"pg\"); the exported NLP is the same program for Ipopt."),
+    Entry("pomen", "pomen", "pomen", {"n_em": 2, "master": "primal"}, dual=True, hide=0.25, meanings={
+        "w": "μ_w, the posterior mean of w",
+        "xi": "slacks ξᵢ ≥ 0",
+        "cuts": "wᵀE_{p(zᵢ)}[Δfᵢ(y, z)] + ξᵢ ≥ Δℓᵢ(y) at the last p(z)",
+        "C": "the slack weight C (Param)",
+        "objective": "minimise ½ Σ_k w[k]² + C·s Σᵢ xi[i]",
+    }, dual_meanings=_P0_DUAL, note="The last Step 1 master (10); the β-dual (12) holds a grey-box log-partition "
+                                    "block that no file format can carry."),
     Entry("l1m3n", "l1m3n", "l1m3n", {}, dual=True, meanings={
         "mu": "μ ≥ 0, positive part of w",
         "nu": "ν ≥ 0, negative part of w (w = μ − ν)",
@@ -197,11 +239,12 @@ def _block(entries, data_rel, out_dir, data_path):
     from .datasets import load_tsv
     from .programs import get_program
     from .solvers import classify, get_solver
-    ds = load_tsv(data_path)
-    lines = [BEGIN, "", f"Tiny instance: `{data_rel}` ({len(ds)} sequences, {ds.n_labels} labels, "
-                        f"{ds.X[0].shape[1]} features).", ""]
+    full = load_tsv(data_path)
+    lines = [BEGIN, "", f"Tiny instance: `{data_rel}` ({len(full)} sequences, {full.n_labels} labels, "
+                        f"{full.X[0].shape[1]} features).", ""]
     for e in entries:
-        res = mmprog.fit(ds, program=e.program, C=e.C, slack=e.slack, eps=e.eps, solver="highs", **e.params)
+        ds = full.hide_labels(e.hide, seed=0) if e.hide else full
+        res = mmprog.fit(ds, program=e.program, C=e.C, slack=e.slack, eps=e.eps, solver=e.solver, **e.params)
         prog = get_program(e.program, **res.params)
         prog.materialise(res.model)
         pc = classify(res.model)
@@ -211,12 +254,16 @@ def _block(entries, data_rel, out_dir, data_path):
             write_quietly(res, os.path.join(out_dir, name))
             files.append(name)
         params = "".join(f" --param {k}={v}" for k, v in e.params.items())
+        hidden = (f" (in Python, on `load_tsv(\"{data_rel}\").hide_labels({e.hide:g}, seed=0)`: a data spec "
+                  f"cannot hide labels)") if e.hide else ""
         lines += [f"### `{e.stem}`: {res.model.name} ({pc.value})", "",
                   "```",
                   f"mmprog export --program {e.program} --data tsv:{data_rel} --C {e.C:g} --slack {e.slack} "
-                  f"--eps {e.eps:g} --solver highs{params} --out models/{files[0]}",
+                  f"--eps {e.eps:g} --solver {e.solver}{params} --out models/{files[0]}",
                   "```", "",
-                  f"Trained by HiGHS: {res.n_iter} rounds, {res.n_cuts} cuts ({res.termination}); master optimum "
+                  *([f"Labels hidden: {e.hide:g} of each sequence{hidden}.", ""] if e.hide else []),
+                  *([e.note, ""] if e.note else []),
+                  f"Trained by {e.solver}: {res.n_iter} rounds, {res.n_cuts} cuts ({res.termination}); master optimum "
                   f"{_fmt(res.primal_objective)}, dual value from the solver's multipliers "
                   f"{_fmt(res.dual_objective) if res.dual_objective is not None else '—'}.", "",
                   *_component_rows(res.model, e.meanings, f"{e.stem} master"), "",
@@ -230,9 +277,10 @@ def _block(entries, data_rel, out_dir, data_path):
                 name = f"{e.stem}.dual{ext}"
                 write_quietly(dm, os.path.join(out_dir, name))
                 dfiles.append(name)
-            get_solver("highs").solve(dm)
+            dsolver = "highs" if dpc.value in ("LP", "QP") else "ipopt"
+            get_solver(dsolver).solve(dm)
             lines += [f"#### Its explicit dual, `mmprog.duality.dual_model(result)` ({dpc.value})", "",
-                      f"Optimum (HiGHS): {_fmt(pyo.value(next(dm.component_data_objects(pyo.Objective))))} — "
+                      f"Optimum ({dsolver}): {_fmt(pyo.value(next(dm.component_data_objects(pyo.Objective))))} — "
                       f"equal to the master optimum above (strong duality; `mmprog verify --program {e.program}`).",
                       "", *_component_rows(dm, e.dual_meanings, f"{e.stem} dual"), "",
                       "Files: " + ", ".join(f"[`{f}`]({f})" for f in dfiles) + ". "
