@@ -20,6 +20,7 @@ import argparse
 import ctypes
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -230,8 +231,10 @@ def _compile_c_reference():
                        capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as err:
         print(f"--c-reference: gcc failed ({err}); skipping the C column", file=sys.stderr)
+        shutil.rmtree(tmp, ignore_errors=True)
         return None
     so = ctypes.CDLL(lib)
+    shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
     f64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
     i64 = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
     i32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
