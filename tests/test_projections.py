@@ -1,4 +1,5 @@
-"""The ℓ1-ball projection (Duchi et al. 2008) against the projection QP solved by HiGHS directly.
+"""The ℓ1-ball projection (Duchi et al. 2008) against the projection QP solved by HiGHS directly, and the projected
+sub-gradient method for P1′ (KDD 2009, Algorithm 2) against P1′ solved over every labeling as an LP.
 
 Ground truth: min ½‖w − v‖² s.t. −t ≤ w ≤ t, Σ t ≤ z, handed to highspy (no mmprog code involved).
 """
@@ -106,3 +107,53 @@ def test_errors_name_the_parameter():
         l1_ball([1.0], 1.0, method="bisect")
     with pytest.raises(ParameterError, match="1-d"):
         l1_ball(np.ones((2, 2)), 1.0)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# P1′ by the projected sub-gradient Algorithm 2, against P1′ as an LP over every labeling (highspy directly)
+
+def _p1_ball_case(seed, radius):
+    from test_adaptive import hinge, solve_p1_ball, tiny
+    ds = tiny(seed=seed, n=12, irrelevant=3)
+    opt, w_opt = solve_p1_ball(ds, radius)
+    r0 = hinge(ds, np.zeros(len(w_opt))).mean()   # R_hinge at w = 0, the start
+    assert r0 - opt > 0.5                          # the ball matters: the comparison below is not vacuous
+    return ds, opt, r0
+
+
+@pytest.mark.parametrize("radius", [0.5, 2.0])
+def test_batch_subgradient_reaches_the_p1_ball_optimum(radius):
+    import mmprog
+    from test_adaptive import hinge
+    ds, opt, r0 = _p1_ball_case(22, radius)
+    res = mmprog.fit(ds, program="l1m3n", algorithm="subgradient", lam=radius, max_iter=300)
+    # Algorithm 2 returns the last iterate; its risk, recomputed here by enumeration, is near the LP optimum
+    risk = hinge(ds, res.w).mean()
+    assert res.primal_objective == pytest.approx(risk, rel=1e-9, abs=1e-12)
+    assert risk - opt <= 0.02 * (r0 - opt)
+    assert risk >= opt - 1e-9
+    # every iterate stays in the ball
+    assert max(h.l1_norm for h in res.history) <= radius * (1 + 1e-12)
+    assert res.model is None and res.params["lam"] == radius
+
+
+def test_online_subgradient_reaches_the_p1_ball_optimum():
+    import mmprog
+    from test_adaptive import hinge
+    ds, opt, r0 = _p1_ball_case(21, 2.0)
+    res = mmprog.fit(ds, program="l1m3n", algorithm="subgradient", lam=2.0, max_iter=40, variant="online",
+                     batch_size=3, output="best", schedule="inv_sqrt", seed=1)
+    assert hinge(ds, res.w).mean() - opt <= 0.02 * (r0 - opt)
+    assert np.abs(res.w).sum() <= 2.0 * (1 + 1e-12)
+
+
+def test_subgradient_parameters_are_checked():
+    import mmprog
+    from test_adaptive import tiny
+    ds = tiny(seed=1)
+    with pytest.raises(ParameterError, match="lam"):
+        mmprog.fit(ds, program="l1m3n", algorithm="subgradient")
+    with pytest.raises(ParameterError, match="schedule"):
+        mmprog.fit(ds, program="l1m3n", algorithm="subgradient", lam=1.0, schedule="cosine")
+    with pytest.raises(ParameterError, match="subgradient"):
+        mmprog.fit(ds, program="l1m3n", lam=1.0)           # lam without the sub-gradient algorithm

@@ -1,0 +1,449 @@
+"""The Laplace M³N (LapM³N) by the variational Algorithm 1 of Zhu, Xing & Zhang (ICML 2008), and the diagonally
+rescaled M³N master it shares with the adaptive M³N (:mod:`mmprog.programs.adapm3n`).
+
+Step 1 of Algorithm 1 solves the QP (6) of the ICML 2008 paper for the posterior mean ⟨w⟩ under the current
+posterior covariance Σ = diag(σ):
+
+    min_{w, ξ}  ½ wᵀΣ⁻¹w + C Σᵢ ξᵢ
+    s.t.        wᵀΔfᵢ(y) ≥ Δℓᵢ(y) − ξᵢ,  ξᵢ ≥ 0,   ∀i, ∀y ∈ Sᵢ                                   (6)
+
+and step 2 updates Σ by (7): σₖ ← √(⟨wₖ²⟩/λ), with ⟨wₖ²⟩ = σₖ + ⟨wₖ⟩² (the second moment of the Gaussian posterior
+N(⟨w⟩, Σ)). Algorithm 1 starts from Σ = I, where (6) is P0: one QP solve is exactly the M³N (Theorem 3 of the same
+paper). Prediction uses the posterior mean ⟨w⟩. σₖ stays > 0 (σₖ ≥ √(σₖ_old/λ)), so no weight is ever removed:
+LapM³N is only pseudo-primal sparse (KDD 2009, section 3.1).
+
+Both masters hold Σ in place, so the model and its cuts are kept between the variational steps:
+
+* ``master="primal"``: variables ``w``, ``xi``; the mutable Param ``inv_sigma[k]`` = 1/σₖ weighs wₖ² in the
+  objective; a Σ update is ``set_value`` on those Params.
+* ``master="dual"``: the dual (5) of the ICML paper, max Σ_r α_r Δℓ_r − ½ αᵀ(ΔF Σ ΔFᵀ)α s.t. Σ_{r∈Sᵢ} α_r ≤ C,
+  α ≥ 0, with w = Σ ΔFᵀα — the M³N Gram dual with the rescaled Gram matrix G_Σ = ΔF Σ ΔFᵀ. With HiGHS it is solved
+  from its arrays through one persistent highspy object (columns and budget rows kept; a Σ update replaces the
+  Hessian); the Pyomo statement ``quadratic`` is written on demand (:meth:`DiagonalM3N.materialise`) for exports and
+  other solvers, as for ``m3n``'s dual master.
+
+:class:`DiagonalM3N` is the shared QP "min ½ wᵀD⁻¹w + C Σ ξ" for a diagonal metric D ≥ 0 (Dₖ = 0 pins wₖ = 0);
+the adaptive M³N's QP (5) is the case D = diag(β²)/(2λ).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..exceptions import ParameterError, check_param
+from ..solvers import ProblemClass
+from .base import Dims, Program, Solution, register
+# ``master="auto"``: the primal (readable; HiGHS's active-set QP copes) up to this many joint features, the Gram
+# dual above — the same rule as ``m3n``
+from .m3n import AUTO_DUAL_DIM as AUTO_PRIMAL_DIM
+from .working_set import WorkingSet, values_of
+
+
+
+def scaled_gram(F, D, rows=None):
+    """Rows of the rescaled Gram matrix G_D = ΔF diag(D) ΔFᵀ.
+
+    Parameters
+    ----------
+    F : scipy.sparse.csr_matrix, shape (r, dim)
+        The cut rows ΔF.
+    D : ndarray, shape (dim,)
+        The diagonal metric.
+    rows : list of int, optional
+        Which rows of G_D (default all).
+
+    Returns
+    -------
+    ndarray, shape (len(rows), r)
+    """
+    idx = np.arange(F.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    if F.nnz > 0.25 * F.shape[0] * F.shape[1]:
+        # dense cut rows (real-valued state features): one BLAS product beats sparse-sparse products
+        Fd = F.toarray()
+        return (Fd[idx] * D) @ Fd.T
+    return np.asarray((sp.csr_matrix(F[idx].multiply(D[None, :])) @ F.T).todense())
+
+
+class DiagonalM3N(Program):
+    """min ½ wᵀD⁻¹w + C Σᵢ ξᵢ over the working set, D = diag(metric) held in place (see the module docstring).
+
+    Subclasses define :meth:`initial_metric` and, for their primal master, may override the ``_primal_*`` hooks.
+    The current metric lives on the model (``model.metric``), so a model can be re-solved, exported or
+    materialised by a freshly constructed program.
+    """
+
+    problem_class = ProblemClass.QP
+
+    def __init__(self, C=1.0, master="auto"):
+        super().__init__(C)
+        if master not in ("primal", "dual", "auto"):
+            raise ParameterError(f'master must be "primal", "dual" or "auto"; got {master!r}')
+        self.master = master
+
+    def resolved_master(self, dims):
+        if self.master != "auto":
+            return self.master
+        return "primal" if dims.dim <= AUTO_PRIMAL_DIM else "dual"
+
+    # --- the metric -----------------------------------------------------------------------------------
+    def initial_metric(self, dim):
+        return np.ones(dim)
+
+    def regulariser_with(self, w, D):
+        """½ Σ_{Dₖ>0} wₖ²/Dₖ (wₖ is 0 wherever Dₖ = 0)."""
+        w = np.asarray(w, dtype=np.float64)
+        on = D > 0
+        return 0.5 * float(np.sum(w[on] ** 2 / D[on]))
+
+    def regulariser(self, w):
+        D = getattr(self, "_metric", None)
+        return self.regulariser_with(w, np.ones(len(w)) if D is None else D)
+
+    def set_metric(self, model, D):
+        """Put a new diagonal metric into the model in place (Params, or the dual's Hessian): no rebuild."""
+        D = np.asarray(D, dtype=np.float64).copy()
+        if D.shape != (model.dims.dim,) or np.any(D < 0) or not np.all(np.isfinite(D)):
+            raise ParameterError(f"the metric must be {model.dims.dim} finite numbers >= 0; got shape {D.shape}")
+        model.metric = D
+        self._metric = D
+        if model.master == "primal":
+            self._primal_set_metric(model, D)
+        else:
+            # the Gram matrix of every cut changes: the native HiGHS object re-takes its Hessian, the Pyomo
+            # statement is re-written on the next materialise
+            model._gram_stale = True
+            model._quad_done = 0
+
+    # --- building -------------------------------------------------------------------------------------
+    def build(self, dims: Dims):
+        m = pyo.ConcreteModel(name=f"{self.name}_{self.resolved_master(dims)}")
+        m.dims = dims
+        m.ws = WorkingSet(dims.dim)
+        m.master = self.resolved_master(dims)
+        m.slack_scale = float(dims.n) / dims.n_slacks
+        m.C = pyo.Param(initialize=self.C, mutable=True)
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        D = getattr(self, "_metric", None)
+        m.metric = self.initial_metric(dims.dim) if D is None or len(D) != dims.dim else np.array(D, dtype=float)
+        self._metric = m.metric
+        if m.master == "primal":
+            m.xi = pyo.Var(range(dims.n_slacks), domain=pyo.NonNegativeReals, initialize=0.0)
+            m.cuts = pyo.ConstraintList()
+            self._primal_build(m, dims)
+        else:
+            m.alpha = pyo.VarList(domain=pyo.NonNegativeReals)
+            m.budget = pyo.Constraint(pyo.Any)
+            m.linear = pyo.Expression(expr=0.0)
+            m.quadratic = pyo.Expression(expr=0.0)
+            m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+            m.alpha_of_slack = {}
+            m._quad_done = 0
+        return m
+
+    def _xi_sum(self, m):
+        return m.C * m.slack_scale * pyo.quicksum(m.xi[i] for i in range(m.dims.n_slacks))
+
+    # primal in w: objective ½ Σ inv_sigma[k] wₖ², cuts wᵀΔF_r + ξ ≥ Δℓ_r
+    def _primal_build(self, m, dims):
+        m.w = pyo.Var(range(dims.dim), initialize=0.0)
+        m.w_list = [m.w[k] for k in range(dims.dim)]
+        m.inv_sigma = pyo.Param(range(dims.dim), mutable=True, initialize=0.0)
+        self._primal_set_metric(m, m.metric)
+        m.objective = pyo.Objective(
+            expr=0.5 * pyo.quicksum(m.inv_sigma[k] * m.w[k] * m.w[k] for k in range(dims.dim)) + self._xi_sum(m),
+            sense=pyo.minimize)
+
+    def _primal_set_metric(self, m, D):
+        for k, d in enumerate(D):
+            m.inv_sigma[k].set_value(1.0 / d if d > 0 else 0.0)
+            # Dₖ = 0: the prior has no mass off wₖ = 0
+            if d > 0:
+                m.w[k].unfix()
+            else:
+                m.w[k].fix(0.0)
+
+    def _primal_cut(self, m, ks, cs, xi):
+        return LinearExpression(constant=0.0, linear_coefs=list(cs) + [1.0],
+                                linear_vars=[m.w_list[k] for k in ks] + [xi])
+
+    def _primal_w(self, m):
+        return values_of(m.w_list)
+
+    def add_cuts(self, model, cuts):
+        positions = model.ws.add(cuts)
+        m = model
+        if m.master == "primal":
+            added = []
+            dF = cuts.dF
+            for r in range(len(cuts)):
+                lo, hi = dF.indptr[r], dF.indptr[r + 1]
+                body = self._primal_cut(m, dF.indices[lo:hi], dF.data[lo:hi], m.xi[int(cuts.example[r])])
+                added.append(m.cuts.add(body >= float(cuts.dl[r])))
+            m.ws.components.extend(added)
+            return added
+        alphas = []
+        for r, pos in enumerate(positions):
+            a = m.alpha.add()
+            alphas.append(a)
+            m.ws.components.append(a)
+            slack = int(cuts.example[r])
+            terms = m.alpha_of_slack.setdefault(slack, [])
+            terms.append(a)
+            m.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
+                                               linear_vars=list(terms)) <= m.C * m.slack_scale
+        m.linear.expr = m.linear.expr + LinearExpression(
+            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
+        return alphas
+
+    def drop_cuts(self, model, positions):
+        if model.master == "primal":
+            self.deactivate_rows(model, [model.ws.components[p] for p in positions])
+        else:
+            for pos in positions:
+                model.ws.components[pos].fix(0.0)
+        for pos in positions:
+            model.ws.active[pos] = False
+
+    def materialise(self, model):
+        """Write ½αᵀG_Dα of the dual master into ``model.quadratic`` for the current metric (on demand: before
+        exports, inspection and solves through Pyomo's interfaces)."""
+        m = model
+        if getattr(m, "master", None) != "dual":
+            return
+        ws = m.ws
+        done = getattr(m, "_quad_done", 0)
+        if done == 0:
+            m.quadratic.set_value(0.0)
+        new = list(range(done, ws.size))
+        if not new:
+            return
+        G_new = scaled_gram(ws.dF(), m.metric, new)
+        alpha = ws.components
+        terms = []
+        for r, pos in enumerate(new):
+            a = alpha[pos]
+            row = G_new[r]
+            terms.append(0.5 * float(row[pos]) * a * a)
+            nz = np.nonzero(row[:pos])[0]
+            terms.extend(float(row[q]) * alpha[q] * a for q in nz)
+        m.quadratic.set_value(m.quadratic.expr + pyo.quicksum(terms))
+        m._quad_done = ws.size
+
+    def solve(self, model, solver, **kw):
+        """The dual master with HiGHS goes through one persistent highspy object built from the same arrays (see
+        ``m3n``: Pyomo would re-walk the r² Gram terms on every solve); anything else through Pyomo."""
+        self._metric = model.metric
+        if model.master == "dual" and solver.name == "highs":
+            return _ScaledGramHighs.of(model).solve(model, **kw)
+        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+
+    # --- reading back -----------------------------------------------------------------------------------
+    def read_solution(self, model):
+        ws = model.ws
+        D = model.metric
+        self._metric = D
+        n_slacks = model.dims.n_slacks
+        if model.master == "primal":
+            w = self._primal_w(model)
+            alpha = ws.duals(model)
+            xi = values_of([model.xi[i] for i in range(n_slacks)])
+        else:
+            alpha = np.maximum(values_of(ws.components), 0.0) if ws.size else np.zeros(0)
+            eta = ws.dF().T @ alpha if ws.size else np.zeros(model.dims.dim)
+            w = D * eta
+            xi = np.zeros(n_slacks)
+            if ws.size:
+                act = ws.active_mask()
+                margins = ws.dF() @ w
+                np.maximum.at(xi, ws.example_array()[act], (ws.dl_array() - margins)[act])
+        w = np.asarray(w, dtype=np.float64)
+        eta = ws.dF().T @ alpha if ws.size else np.zeros(model.dims.dim)
+        primal = self.regulariser_with(w, D) + self.C * model.slack_scale * float(xi.sum())
+        # dual value of the working set: Σ α_r Δℓ_r − ½ ηᵀDη with η = ΔFᵀα
+        dual = float(alpha @ ws.dl_array()) - 0.5 * float(eta @ (D * eta)) if ws.size else 0.0
+        return Solution(w=w, xi=xi, alpha=alpha, objective=primal, dual_objective=dual,
+                        extra=self._extra(model, w))
+
+    def _extra(self, model, w):
+        return {"master": model.master}
+
+
+class _ScaledGramHighs:
+    """The dual master min ½αᵀG_Dα − Δℓᵀα s.t. budgets, α ≥ 0 in one highspy object: one column per cut and one
+    budget row per slack, kept for the life of the model; the Hessian G_D is passed again when cuts arrive or the
+    metric D changes."""
+
+    def __init__(self):
+        import highspy
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.G = np.zeros((0, 0))
+        self.n_cols = 0
+        self.row_of_slack = {}
+
+    @classmethod
+    def of(cls, model):
+        qp = getattr(model, "_scaled_gram_qp", None)
+        if qp is None:
+            qp = model._scaled_gram_qp = cls()
+        return qp
+
+    def sync(self, model):
+        import highspy
+        ws, h = model.ws, self.h
+        r = ws.size
+        stale = getattr(model, "_gram_stale", False)
+        if r > self.n_cols or stale:
+            if stale:
+                self.G = scaled_gram(ws.dF(), model.metric)
+            else:
+                new = list(range(self.n_cols, r))
+                rows = scaled_gram(ws.dF(), model.metric, new)
+                G = np.zeros((r, r))
+                G[: self.n_cols, : self.n_cols] = self.G
+                G[new, :] = rows
+                G[:, new] = rows.T
+                self.G = G
+            model._gram_stale = False
+            dl, ex = ws.dl_array(), ws.example_array()
+            budget = float(pyo.value(model.C)) * model.slack_scale
+            for pos in range(self.n_cols, r):
+                slack = int(ex[pos])
+                if slack not in self.row_of_slack:
+                    self.row_of_slack[slack] = h.getNumRow()
+                    h.addRow(-highspy.kHighsInf, budget, 0, np.zeros(0, np.int32), np.zeros(0))
+                h.addCol(-dl[pos], 0.0, highspy.kHighsInf, 1, np.array([self.row_of_slack[slack]], np.int32),
+                         np.array([1.0]))
+            self.n_cols = r
+            csc = sp.csc_matrix(np.tril(self.G))
+            hess = highspy.HighsHessian()
+            hess.dim_ = r
+            hess.format_ = highspy.HessianFormat.kTriangular
+            hess.start_ = csc.indptr.astype(np.int32)
+            hess.index_ = csc.indices.astype(np.int32)
+            hess.value_ = csc.data
+            h.passHessian(hess)
+        for pos, active in enumerate(ws.active):
+            if not active:
+                h.changeColBounds(pos, 0.0, 0.0)
+
+    def solve(self, model, raise_on_failure=True, **kw):
+        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
+        self.sync(model)
+        h = self.h
+        if kw.get("time_limit"):
+            h.setOptionValue("time_limit", float(kw["time_limit"]))
+        t0 = time.perf_counter()
+        h.run()
+        elapsed = time.perf_counter() - t0
+        st = h.getModelStatus()
+        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
+        alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
+        status = SolveStatus(termination, "optimal" if alpha is not None else "none",
+                             f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
+                             None if alpha is None else -float(h.getInfo().objective_function_value))
+        _finish("highs", status, raise_on_failure)
+        if alpha is not None:
+            for var, a in zip(model.ws.components, alpha):
+                var.set_value(max(a, 0.0), skip_validation=True)
+        model.solved_with = "highs"
+        return status
+
+
+def _engine_kw(kw, deadline):
+    """Engine settings for one inner cutting-plane run, with what is left of the wall-clock budget."""
+    out = dict(kw)
+    out.pop("model", None)
+    out.pop("w0", None)
+    if deadline is not None:
+        out["time_limit"] = max(1e-3, deadline - time.perf_counter())
+    return out
+
+
+@register("lapm3n")
+class LapM3N(DiagonalM3N):
+    """The Laplace M³N by variational Algorithm 1 (ICML 2008); see the module docstring.
+
+    Parameters
+    ----------
+    C : float
+        Slack weight of the QP (6), n-slack scale.
+    lam : float
+        λ > 0 of the Laplace prior p₀(w) ∝ exp(−√λ ‖w‖₁); larger λ shrinks more.
+    n_iter : int
+        Number of QP (6) solves (Algorithm 1's T − 1 steps); ``n_iter=1`` is M³N (Σ = I).
+    master : {"auto", "primal", "dual"}
+    """
+
+    paper = "Zhu, Xing & Zhang, ICML 2008 (Laplace M³N)"
+    equations = "(6), (7), Algorithm 1; Theorem 3"
+    params_doc = {"lam": "λ > 0 of the Laplace prior", "n_iter": "QP solves, int >= 1 (1 = M³N)",
+                  "master": '"auto", "primal" or "dual"'}
+
+    def __init__(self, C=1.0, lam=1.0, n_iter=3, master="auto"):
+        super().__init__(C, master)
+        check_param("lam", lam, isinstance(lam, (int, float, np.number)) and not isinstance(lam, bool)
+                    and np.isfinite(lam) and lam > 0, "a finite float > 0")
+        check_param("n_iter", n_iter, isinstance(n_iter, (int, np.integer)) and not isinstance(n_iter, bool)
+                    and n_iter >= 1, "an int >= 1")
+        self.lam = float(lam)
+        self.n_iter = int(n_iter)
+
+    def params(self):
+        return {"C": self.C, "lam": self.lam, "n_iter": self.n_iter, "master": self.master}
+
+    def _extra(self, model, w):
+        return {"master": model.master, "sigma": model.metric.copy()}
+
+    def update_sigma(self, sigma, w):
+        """(7): σₖ ← √(⟨wₖ²⟩/λ) with ⟨wₖ²⟩ = σₖ + ⟨wₖ⟩² (posterior variance plus squared mean)."""
+        return np.sqrt((sigma + np.asarray(w) ** 2) / self.lam)
+
+    def fit(self, oracle, **engine_kw):
+        """Algorithm 1: ``n_iter`` QP (6) solves by the cutting-plane engine on one kept model, Σ updated by (7)
+        in between. Returns the last engine run with the posterior mean as ``solution.w`` and, in
+        ``solution.extra``: ``sigma`` (posterior variances of the last step), ``sigma_history`` (n_iter, dim),
+        ``variational_history`` (one dict per step)."""
+        from ..cutting_plane import run
+        t_start = time.perf_counter()
+        time_limit = engine_kw.get("time_limit")
+        deadline = None if time_limit is None else t_start + time_limit
+        dim = oracle.fmap.dim
+        self._metric = np.ones(dim)
+        sigma = self._metric.copy()
+        model, w = None, None
+        history, steps, sigmas = [], [], []
+        er = None
+        termination = "converged"
+        timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0}
+        for t in range(1, self.n_iter + 1):
+            if model is not None:
+                self.set_metric(model, sigma)
+            sigmas.append(sigma.copy())
+            er = run(self, oracle, model=model, w0=w, **_engine_kw(engine_kw, deadline))
+            model, w = er.model, er.solution.w
+            history.extend(er.history)
+            for k in timings:
+                timings[k] += er.timings.get(k, 0.0)
+            steps.append({"step": t, "objective": er.solution.objective, "upper_bound": er.upper_bound,
+                          "termination": er.termination, "n_iter": er.n_iter, "n_cuts": model.ws.size,
+                          "elapsed": time.perf_counter() - t_start})
+            if er.termination == "time_limit":
+                termination = "time_limit"
+                break
+            if t < self.n_iter:
+                sigma = self.update_sigma(sigma, w)
+        sol = er.solution
+        sol.extra.update(sigma=model.metric.copy(), sigma_history=np.array(sigmas),
+                         variational_history=steps, inner_terminations=[s["termination"] for s in steps])
+        timings["total"] = time.perf_counter() - t_start
+        er.history = history
+        er.timings = timings
+        if termination == "time_limit":
+            er.termination = termination
+        er.n_iter = sum(s["n_iter"] for s in steps)
+        return er
