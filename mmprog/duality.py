@@ -152,6 +152,13 @@ class Duality:
         params = {**self.fit_params, **kw}
         return mmprog.fit(dataset, program=self.program, C=C, solver=solver, slack=slack, eps=eps, **params)
 
+    def accepts(self, dataset):
+        """None when :meth:`fit` can train on ``dataset``, else why not (one line)."""
+        if hasattr(dataset, "lengths") and (hasattr(dataset, "X") or hasattr(dataset, "heads")):
+            return None
+        return (f"program {self.program!r} trains on sequences or trees; the data are a "
+                f"{type(dataset).__name__}")
+
     def dual_model(self, result):
         raise NotImplementedError(f"no explicit dual model for program {self.program!r} yet")
 
@@ -1468,3 +1475,117 @@ def pblock_checks(ctx):
         except (SolverError, SolverUnavailable) as e:
             yield Check(ctx.name, stmt, D, None, None, None, "fail", str(e))
     yield from cross_solver_checks(ctx, method="nlp")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The L∞ max-margin LP (10) of Szedmak, Ni, Saunders & Rousu: its LP dual, Propositions 1 and 2, (17)
+# ----------------------------------------------------------------------------------------------------------------
+
+#: the tiny instance ``mmprog verify --program linf`` uses when the data are not (Phi, Psi) sets
+LINF_DATA = dict(m=60, n_inputs=40, n_outputs=12, normalize=False, seed=0)
+
+
+class LInfVerifyResult:
+    """What :class:`LInfDuality` checks: the :class:`~mmprog.programs.linf.LInfRun` of :func:`solve_linf` with the
+    attributes :func:`check` reads (``program``, ``params``, ``model``, ``solver``, ``w``, ``extra``)."""
+
+    program = "linf"
+    slack = "n"
+
+    def __init__(self, run, samples, b, solver):
+        self.run, self.samples = run, samples
+        self.params = {"b": float(b)}
+        self.model = run.model
+        self.solver = solver
+        self.w = np.asarray(run.w, dtype=np.float64)
+        self.xi = np.zeros(0)
+        self.alpha = np.asarray(run.alpha, dtype=np.float64)
+        self.primal_objective = float(run.objective)
+        self.extra = {"J": run.J}
+
+
+@duality_for("linf")
+class LInfDuality(Duality):
+    """(10) min ‖w‖∞ s.t. zᵢᵀw ≥ b, its LP dual max b·Σα s.t. ‖Σ αᵢzᵢ‖₁ ≤ 1 (the program's ``dual_model``),
+    Proposition 1 ((3) and (6) equal b/‖w‖∞), Proposition 2 (optimum b/minᵢ‖zᵢ‖₁) and (17)."""
+
+    data_note = "(Phi, Psi) sets; on other data the tiny sparse_sets instance LINF_DATA"
+
+    def accepts(self, dataset):
+        return None
+
+    def fit(self, dataset, solver=None, C=None, slack=None, eps=None, b=1.0, **kw):
+        from .datasets import sparse_sets
+        from .programs.linf import TensorSamples, solve_linf
+        if isinstance(dataset, tuple) and len(dataset) >= 2:
+            Phi, Psi = dataset[0], dataset[1]
+        else:
+            Phi, Psi = sparse_sets(**LINF_DATA)
+        samples = TensorSamples(Phi, Psi)
+        solver = solver or "highs"
+        run = solve_linf(samples, b, solver=solver, n_start=10, batch=10, **kw)
+        return LInfVerifyResult(run, samples, b, solver)
+
+    def dual_model(self, result):
+        from .programs.linf import LInf
+        return LInf(b=result.params["b"]).dual_model(result.model)
+
+    def checks(self, ctx):
+        yield from linf_checks(ctx)
+
+
+def linf_checks(ctx):
+    from .programs.linf import (LInf, distance_dual_model, distance_model, duality_report, min_support_solution,
+                                proposition2, solve_linf)
+    res = ctx.result
+    run, samples, b = res.run, res.samples, res.params["b"]
+    t = float(run.objective)
+    tol = 1e-7 * _scale(t, b)
+    rep = duality_report(run.model)
+    yield ctx.check("primal feasibility over all m samples: maxᵢ (b − zᵢᵀw)⁺ ≤ 0 (constraint generation stopped)",
+                    float(run.max_violation), 0.0, 1e-7 * b, "≤",
+                    reason=f"{len(run.working_set)} of {samples.n} samples in the master, {run.rounds} rounds")
+    yield ctx.check("primal feasibility: ‖w‖∞ ≤ t", rep["bound_violation"], 0.0, tol, "≤")
+    yield ctx.check("strong duality: (10) optimum t = b·Σαᵢ of the solver's multipliers", t, rep["dual"], tol,
+                    reason=f"α from {res.solver}")
+    yield ctx.check("dual feasibility: α ≥ 0 and ‖Σᵢ αᵢzᵢ‖₁ ≤ 1 (max violation ≤ 0)",
+                    max(-rep["alpha_min"], rep["l1_of_Zt_alpha"] - 1.0), 0.0, 1e-7, "≤")
+    yield ctx.check("stationarity in t: Σ(β⁺ + β⁻) = 1 (the bound rows' multipliers)", rep["beta_sum"], 1.0, 1e-7)
+    yield ctx.check("stationarity in w: Σᵢ αᵢzᵢ = β⁺ − β⁻ (‖·‖∞)", rep["stationarity"], 0.0, 1e-7)
+    yield ctx.check("complementary slackness: αᵢ (zᵢᵀw − b) = 0 (max)", rep["complementarity"], 0.0, tol)
+    alpha = np.asarray(run.alpha, dtype=np.float64)
+    n_nz = int(np.count_nonzero(alpha > 1e-9))
+    yield ctx.check("dual sparsity: #{αᵢ > 0} ≤ #columns + 1 (a basic optimum of the dual LP)", n_nz,
+                    len(run.model.keys) + 1, 0.0, "≤", reason=f"{n_nz} of {len(alpha)} multipliers non-zero")
+    lp, why = ctx.solver_for("LP", need_duals=False)
+    stmt = "strong duality: t = optimum of the explicit LP dual max b·Σα s.t. ‖Σ αᵢzᵢ‖₁ ≤ 1"
+    if lp is None:
+        yield ctx.skip(stmt, why)
+    else:
+        dm = LInf(b=b).dual_model(run.model)
+        yield ctx.check(stmt, t, _solve(dm, lp), tol, reason=f"dual solved by {lp}")
+    d, i_star = proposition2(samples, b)
+    yield ctx.check("Proposition 2: the optimum of (10) is b / minᵢ‖zᵢ‖₁ (non-negative zᵢ)", t, d,
+                    1e-7 * _scale(d), reason=f"attained at sample {i_star}")
+    if lp is not None and np.abs(run.w).max(initial=0.0) > 0:
+        ref = b / float(np.abs(run.w).max())
+        yield ctx.check("Proposition 1: (3) the L1 distance of {u : wᵀu = b} from 0 = b/‖w‖∞", _solve(
+            distance_model(run.w, b), lp), ref, 1e-7 * _scale(ref), reason=f"solved by {lp}")
+        yield ctx.check("Proposition 1: its dual (6) max γ s.t. |γ wₖ/b| ≤ 1 = b/‖w‖∞", _solve(
+            distance_dual_model(run.w, b), lp), ref, 1e-7 * _scale(ref), reason=f"solved by {lp}")
+    U, vals = min_support_solution(samples, d)
+    margins = np.asarray(samples.margins(U, vals)).ravel()
+    yield ctx.check("(17): w = d on the union of the supports is feasible (b − minᵢ zᵢᵀw ≤ 0) with ‖w‖∞ = d = t",
+                    float(b - margins.min()), 0.0, 1e-9 * _scale(b), "≤", reason=f"|U| = {len(U)}")
+    for name, why in ctx.cross_solvers("LP"):
+        if name == res.solver:
+            continue
+        stmt = f"cross-solver: (10) by {res.solver} = (10) by {name} (constraint generation through Pyomo)"
+        if why is not None:
+            yield ctx.skip(stmt, why)
+            continue
+        try:
+            other = solve_linf(samples, b, solver=name, route="pyomo", n_start=10, batch=10)
+            yield ctx.check(stmt, t, float(other.objective), 1e-6 * _scale(t))
+        except MMProgError as e:
+            yield Check(ctx.name, stmt, t, None, None, None, "fail", str(e))

@@ -38,6 +38,9 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
     from . import duality
     from .exceptions import SolverError, SolverUnavailable
     hook = duality.hook_for(name)
+    why = hook.accepts(dataset)
+    if why is not None:
+        return [duality.skipped(name, "training", f"cannot train: {why}")]
     failures = []
     res = None
     for solver in _training_solvers(name, solvers):
@@ -94,7 +97,8 @@ def _verify(p):
             raise MMProgError(f"--program must be all or one of {', '.join(registered())}; got {args.program!r}")
         if args.param and args.program == "all":
             raise MMProgError("--param needs one --program NAME (parameters differ between programs)")
-        dataset = load_data(args.data)
+        from .datasets.registry import load_spec
+        dataset = load_spec(args.data)          # any kind: each program says whether it can train on it
         checks = []
         for name in names:
             checks.extend(verify_program(name, dataset, args.solver, args.C, args.slack, args.eps,

@@ -455,3 +455,25 @@ def test_pblock_statements_and_a_wrong_recovery(p):
     w = res.w.copy()
     w[np.argmax(np.abs(w))] *= 1.1
     assert_fails(duality.check(corrupted(res, w=w)), "recovery (13)", "strong duality: (10) value")
+
+
+def test_linf_statements_and_a_wrong_optimum():
+    needs("linf")
+    import dataclasses
+
+    from mmprog.datasets import sparse_sets
+    hook = duality.hook_for("linf")
+    res = hook.fit(sparse_sets(m=30, n_inputs=20, n_outputs=8, normalize=False, seed=1))
+    checks = duality.check(res, solvers=["highs", "glpk"])
+    assert not failing(checks)
+    for prefix in ("strong duality: (10) optimum", "strong duality: t = optimum of the explicit LP dual",
+                   "Proposition 2", "Proposition 1: (3)", "Proposition 1: its dual (6)", "(17)",
+                   "cross-solver: (10) by highs = (10) by glpk"):
+        assert by_statement(checks, prefix)[0].status == "pass", prefix
+    # Proposition 2 computed independently: b / min_i ||z_i||_1 with z_i = psi_i (x) phi_i, ||z_i||_1 = |phi_i|·|psi_i|
+    Phi, Psi = sparse_sets(m=30, n_inputs=20, n_outputs=8, normalize=False, seed=1)
+    norms = np.asarray(Phi.sum(axis=1)).ravel() * np.asarray(Psi.sum(axis=1)).ravel()
+    assert res.run.objective == pytest.approx(1.0 / norms.min(), rel=1e-9)
+    bad = copy.copy(res)
+    bad.run = dataclasses.replace(res.run, objective=res.run.objective * 1.01)
+    assert_fails(duality.check(bad, solvers=["highs"]), "strong duality: t = optimum", "Proposition 2")
