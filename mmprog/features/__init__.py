@@ -3,6 +3,17 @@ from .base import JointFeatureMap, Prepared
 from .chain import ChainFeatureMap
 
 
+def __getattr__(name):
+    # the template extractor and the arc map pull in more code; import them when asked for
+    if name in ("TemplateExtractor", "PRESETS"):
+        from . import templates
+        return getattr(templates, name)
+    if name in ("ArcFeatureMap", "ARC_PRESETS"):
+        from . import arcs
+        return getattr(arcs, name)
+    raise AttributeError(f"module 'mmprog.features' has no attribute {name!r}")
+
+
 def feature_map_for(dataset, **kwargs):
     """The default joint feature map of a dataset: the linear chain for sequences, first-order arcs for trees."""
     from ..datasets.base import HierarchicalDataset, SequenceDataset, TreeDataset
@@ -32,4 +43,5 @@ def rebuild(desc, arrays):
     raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs, hierarchy")
 
 
-__all__ = ["JointFeatureMap", "Prepared", "ChainFeatureMap", "feature_map_for", "rebuild"]
+__all__ = ["JointFeatureMap", "Prepared", "ChainFeatureMap", "TemplateExtractor", "PRESETS", "ArcFeatureMap",
+           "ARC_PRESETS", "feature_map_for", "rebuild"]
