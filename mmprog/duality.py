@@ -775,8 +775,23 @@ class L1M3NDuality(Duality):
         yield from p1_checks(ctx)
 
 
+def p1_subgradient_checks(ctx):
+    """P1′ by the projected sub-gradient (KDD 2009, Algorithm 2) has no master program and no multipliers: only
+    the ball constraint can be verified from the numbers."""
+    res = ctx.result
+    lam = float(res.params["lam"])
+    l1 = float(np.abs(res.w).sum())
+    yield ctx.check("P1′ feasibility: ‖w‖₁ ≤ λ (the projection onto the ℓ1 ball)", l1, lam, 1e-9 * _scale(lam), "≤",
+                    reason=f"{int(np.count_nonzero(res.w))} non-zero weights")
+    yield ctx.skip("strong duality, slackness, cross-solver (P1′)", "the projected sub-gradient method has no "
+                   "master program or multipliers; verify P1 with the default algorithm=\"cutting_plane\"")
+
+
 def p1_checks(ctx):
     res = ctx.result
+    if res.params.get("algorithm") == "subgradient" or getattr(res, "model", None) is None:
+        yield from p1_subgradient_checks(ctx)
+        return
     arrays = working_set_arrays(res)
     w, xi, alpha = _result_numbers(res, arrays)
     P = p1_value(w, xi, arrays.budget)
