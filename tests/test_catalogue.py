@@ -75,7 +75,10 @@ def card_number(card, label):
     return [float(v) for v in re.findall(label + r" ([-\d.e+]+)", text)]
 
 
-@pytest.mark.parametrize("stem,card", [("m3n", "m3n.md"), ("l1m3n", "l1m3n.md"), ("pomen", "pomen.md")])
+LP_QP_CARDS = ("m3n", "l1m3n", "pomen", "p4", "lapm3n", "adapm3n")     # exports highspy can read and solve
+
+
+@pytest.mark.parametrize("stem,card", [(s, f"{s}.md") for s in LP_QP_CARDS])
 def test_exported_files_solve_to_the_cards_optimum(stem, card):
     values = {}
     for f in (f"{stem}.lp", f"{stem}.dual.lp"):
