@@ -169,6 +169,10 @@ def _cut_lines(model, n_cuts, max_terms):
     rounds = ws.added_round
     lines = [f"working set: {ws.size} cuts ({int(act.sum())} active) added over {max(rounds) if rounds else 0} "
              f"rounds; the newest {min(n_cuts, ws.size)}:"]
+    if len(ws.components) < ws.size:
+        # programs fed to a solver from arrays write their Pyomo rows on demand (materialise: export, show)
+        lines.insert(0, f"({len(ws.components)} of the {ws.size} cuts are written into the Pyomo model so far; the "
+                        f"rest are solved from the working set's arrays and written on export)")
     F = ws.dF()
     dl = ws.dl_array()
     ex = ws.example_array()
