@@ -16,6 +16,15 @@ A program module that carries its own ``dual_model(model)`` (and optionally a ``
 :class:`~mmprog.programs.base.Program` class needs no entry here: :class:`ProgramHook` wires it, and the
 generic statements (cross-solver agreement on the same working set) are added for it.
 
+Programs covered here
+---------------------
+``m3n`` (P0 and Theorem 3), ``l1m3n`` (P1's LP dual; P1′ by sub-gradient gets its ball constraint only), ``p4``
+(its dual, P4 ⇔ P1, Theorem 2), ``lapm3n`` and ``adapm3n`` (the diagonal-metric dual of their last QP, Theorem 3
+through Algorithm 1, the EM fixed point, Theorem 2), ``pomen`` (Step 1 as P0, EM descent, (11)–(12), the β-dual of
+one example against enumeration and its gradient), ``mtl`` ((5)/(6) through the program's own ``dual_model``,
+recovery (7)), ``pblock`` ((10)/(11), (12)–(13), the gradient of (11)), ``linf`` (the program's LP dual,
+Propositions 1 and 2, (17)).
+
 Scales
 ------
 Objectives are on the n-slack scale Ω(w) + C Σᵢ ξᵢ in both slack forms: the 1-slack master weighs its one ξ by C·n
@@ -35,8 +44,9 @@ from .exceptions import MMProgError, SolverError, SolverUnavailable
 
 log = logging.getLogger("mmprog.duality")
 
-__all__ = ["Check", "Duality", "duality_for", "hook_for", "dual_model", "check", "working_set_arrays",
-           "rebuild_master", "theorem3_model", "STATUSES"]
+__all__ = ["Check", "Duality", "ProgramHook", "Context", "duality_for", "hook_for", "dual_model", "check",
+           "working_set_arrays", "rebuild_master", "p0_dual_model", "theorem3_model", "p1_dual_model",
+           "p4_dual_model", "metric_dual_model", "block_dual", "template_grams", "compare", "skipped", "STATUSES"]
 
 STATUSES = ("pass", "fail", "skipped")
 
@@ -1419,9 +1429,9 @@ class PBlockDuality(Duality):
 
     def dual_model(self, result):
         from .programs import get_program
+        from .programs.base import Program
         prog = get_program(result.program, **result.params)
-        if hasattr(prog, "dual_model") and type(prog).dual_model is not __import__(
-                "mmprog.programs.base", fromlist=["Program"]).Program.dual_model:
+        if type(prog).dual_model is not Program.dual_model:       # the program states (10) itself one day
             return prog.dual_model(result.model)
         prog.materialise(result.model)
         return result.model            # the master already is (11)

@@ -7,7 +7,6 @@ which comes from its working set ``model.ws`` (ΔF_r, Δℓ_r, the slack, the ro
 from __future__ import annotations
 
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import SumExpression
 from pyomo.repn import generate_standard_repn
 
 __all__ = ["show_model", "families", "render_constraint", "expression_preview"]
