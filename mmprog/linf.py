@@ -111,7 +111,7 @@ def resolve_g(g):
     raise ParameterError(f'g must be "sqrt", "log" or a callable; got {g!r}')
 
 
-def select_sets(D, g="sqrt"):
+def select_sets(D, g="sqrt", block=4_000_000):
     """The predicted indicator vectors (27) for every row of the score matrix ``D`` (no loop over rows).
 
     Parameters
@@ -120,40 +120,61 @@ def select_sets(D, g="sqrt"):
         Scores d = Wφ(x) per row.
     g : "sqrt", "log" or callable
         The outer weight (module docstring).
+    block : int
+        Rows are processed in chunks padded to their longest row, at most this many cells per chunk.
 
     Returns
     -------
     scipy.sparse.csr_matrix, shape (n, n_outputs), 0/1
         Row r marks the t* largest scores of row r, t* the first local maximum of S_t/g(t) over t = 1, 2, ...;
-        only positive scores are candidates (a zero or negative next score never raises S_t/g(t)).
+        only positive scores are candidates (a zero or negative next score never raises S_t/g(t)); ties are
+        taken in output order.
+
+    Notes
+    -----
+    Each chunk is one (rows, longest row) array sorted along its rows: many short sorts, several times faster
+    than one lexsort of every score (10⁷ scores: 33 s by lexsort here).
     """
     gf = resolve_g(g)
-    D = sp.csr_matrix(D, dtype=np.float64)
-    n, k = D.shape
+    D = sp.csr_matrix(D, dtype=np.float64, copy=True)
+    D.data[D.data <= 0] = 0.0
     D.eliminate_zeros()
-    coo = D.tocoo()
-    pos = coo.data > 0
-    row, col, val = coo.row[pos].astype(np.int64), coo.col[pos].astype(np.int64), coo.data[pos]
-    if val.size == 0:
+    D.sort_indices()
+    n, k = D.shape
+    lengths = np.diff(D.indptr)
+    out_rows, out_cols = [], []
+    max_len = int(lengths.max(initial=0))
+    if max_len == 0:
         return sp.csr_matrix((n, k))
-    order = np.lexsort((col, -val, row))        # by row, then decreasing score, ties by output index
-    row, col, val = row[order], col[order], val[order]
-    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
-    lengths = np.diff(np.r_[starts, row.size])
-    first = np.repeat(starts, lengths)
-    t = (np.arange(row.size) - first + 1).astype(np.float64)
-    csum = np.cumsum(val)
-    S = csum - np.repeat(csum[starts] - val[starts], lengths)
-    ratio = S / np.asarray(gf(t), dtype=np.float64)
-    last = np.r_[row[1:] != row[:-1], True]
-    nxt = np.r_[ratio[1:], -np.inf]
-    stop = last | (nxt <= ratio)
-    # first stop position of every row: the first local maximum t*
-    stop_pos = np.flatnonzero(stop)
-    _, first_stop = np.unique(row[stop_pos], return_index=True)
-    t_star = np.repeat(t[stop_pos[first_stop]], lengths)
-    keep = t <= t_star
-    return sp.csr_matrix((np.ones(int(keep.sum())), (row[keep], col[keep])), shape=(n, k))
+    step = max(1, int(block) // max_len)
+    g_all = np.asarray(gf(np.arange(1.0, max_len + 1.0)), dtype=np.float64)
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        lo, hi = D.indptr[r0], D.indptr[r1]
+        if hi == lo:
+            continue
+        L = int(lengths[r0:r1].max())
+        local = np.repeat(np.arange(r1 - r0), lengths[r0:r1])
+        pos = np.arange(hi - lo) - (D.indptr[r0:r1] - lo)[local]
+        vals = np.full((r1 - r0, L), -np.inf)
+        cols = np.full((r1 - r0, L), -1, dtype=np.int64)
+        vals[local, pos] = D.data[lo:hi]
+        cols[local, pos] = D.indices[lo:hi]
+        order = np.argsort(-vals, axis=1, kind="stable")       # decreasing; ties keep output order
+        sv = np.take_along_axis(vals, order, axis=1)
+        valid = np.isfinite(sv)
+        S = np.cumsum(np.where(valid, sv, 0.0), axis=1)
+        ratio = np.where(valid, S / g_all[None, :L], -np.inf)
+        nxt = np.concatenate([ratio[:, 1:], np.full((r1 - r0, 1), -np.inf)], axis=1)
+        stop = valid & (nxt <= ratio)
+        t_star = np.argmax(stop, axis=1) + 1                    # the first local maximum
+        keep = valid & (np.arange(L)[None, :] < t_star[:, None])
+        rr, cc = np.nonzero(keep)
+        out_rows.append(rr + r0)
+        out_cols.append(np.take_along_axis(cols, order, axis=1)[rr, cc])
+    rows = np.concatenate(out_rows) if out_rows else np.zeros(0, dtype=np.int64)
+    cols = np.concatenate(out_cols) if out_cols else np.zeros(0, dtype=np.int64)
+    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, k))
 
 
 def set_prf(pred, truth):
@@ -207,14 +228,20 @@ class LInfFitResult:
     history : list of dict
         Per round (see :class:`mmprog.programs.linf.LInfRun`).
     timings : dict
-        Seconds: ``separation``, ``rows``, ``pyomo``, ``solver``, ``lp_total`` (constraint generation),
+        Seconds: ``separation``, ``rows``, ``model``, ``solver``, ``lp_total`` (constraint generation),
         ``second_stage`` and ``total`` (all of fit).
     min_margin : float
         minᵢ zᵢᵀw over all samples at the returned ``w_`` (≥ b for the LP optimum and (17); d·(18) ≥ b).
     nnz : int
         Non-zeros of ``w_``.
+    route : str
+        How the master was solved: ``"native"`` (HiGHS fed with CSR blocks) or ``"pyomo"``.
+    alpha : ndarray
+        Multipliers of the master's margin rows.
+    run : mmprog.programs.linf.LInfRun
+        Everything constraint generation returned.
     model : pyomo ConcreteModel
-        The master (10) as it stands.
+        The master (10) as an explicit Pyomo model (written on first access on the native route).
     """
 
     objective: float
@@ -230,8 +257,13 @@ class LInfFitResult:
     timings: dict = field(default_factory=dict)
     min_margin: float = float("nan")
     nnz: int = 0
-    model: object = None
+    route: str = "native"
     alpha: np.ndarray | None = None
+    run: object = field(default=None, repr=False)
+
+    @property
+    def model(self):
+        return None if self.run is None else self.run.model
 
 
 class LInfMaxMargin(BaseEstimator):
@@ -251,7 +283,10 @@ class LInfMaxMargin(BaseEstimator):
         output kernel, or the pair (input kernel, output kernel). With an n-gram kernel ``fit`` and ``predict`` take
         lists of token sequences instead of Φ.
     solver : str
-        Registered LP solver with duals (default HiGHS through its persistent handle).
+        Registered LP solver with duals.
+    route : {"auto", "native", "pyomo"}
+        How the master is solved: HiGHS fed with CSR blocks and the Pyomo model written on demand (``"native"``,
+        the default for HiGHS), or the Pyomo model grown and solved through the registry (``"pyomo"``).
     n_start, batch, growth, aggregate, tol, max_rounds, time_limit
         Constraint generation (:func:`mmprog.programs.linf.solve_linf`).
     g : "sqrt", "log" or callable
@@ -269,12 +304,13 @@ class LInfMaxMargin(BaseEstimator):
     n_inputs_, n_outputs_ : int
     """
 
-    def __init__(self, b=1.0, support="any", kernel=None, solver="highs", n_start=100, batch=100, growth=2.0,
-                 aggregate=True, tol=1e-7, max_rounds=1000, time_limit=None, g="sqrt"):
+    def __init__(self, b=1.0, support="any", kernel=None, solver="highs", route="auto", n_start=100, batch=100,
+                 growth=2.0, aggregate=True, tol=1e-7, max_rounds=1000, time_limit=None, g="sqrt"):
         self.b = b
         self.support = support
         self.kernel = kernel
         self.solver = solver
+        self.route = route
         self.n_start = n_start
         self.batch = batch
         self.growth = growth
@@ -329,9 +365,9 @@ class LInfMaxMargin(BaseEstimator):
             samples = TensorSamples(Phi, Psi)
         else:
             samples = KernelSamples(Phi, Psi, *kernels)
-        run = solve_linf(samples, float(self.b), solver=self.solver, n_start=self.n_start, batch=self.batch,
-                         growth=self.growth, aggregate=self.aggregate, tol=self.tol, max_rounds=self.max_rounds,
-                         time_limit=self.time_limit)
+        run = solve_linf(samples, float(self.b), solver=self.solver, route=self.route, n_start=self.n_start,
+                         batch=self.batch, growth=self.growth, aggregate=self.aggregate, tol=self.tol,
+                         max_rounds=self.max_rounds, time_limit=self.time_limit)
         t0 = time.perf_counter()
         if self.support == "any":
             J, w = run.J, run.w
@@ -364,7 +400,7 @@ class LInfMaxMargin(BaseEstimator):
             objective=run.objective, support=self.support, n_vars=run.n_vars, n_cons=run.n_cons,
             n_private=run.n_private, rounds=run.rounds, n_rows=len(run.working_set), n_samples=samples.n,
             termination=run.termination, history=run.history, timings=timings,
-            min_margin=float(margins.min()), nnz=int(vec.nnz), model=run.model, alpha=run.alpha)
+            min_margin=float(margins.min()), nnz=int(vec.nnz), route=run.route, alpha=run.alpha, run=run)
         return self
 
     # --------------------------------------------------------------------------------------------------

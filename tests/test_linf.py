@@ -391,3 +391,39 @@ def test_reproduce_quick_slice(tmp_path):
     for rec in res["scaling"]["records"]:
         assert rec["gap"] < 1e-8 and rec["termination"] == "converged"
     assert os.path.exists(out / "linf_scaling.png")
+
+
+# ---------------------------------------------------------------------------------------------- routes
+def test_native_and_pyomo_routes_reach_the_same_optimum_and_the_model_is_explicit():
+    Phi, Psi = random_sets(13, m=35, n_in=15, n_out=6)
+    S = TensorSamples(Phi, Psi)
+    nat = solve_linf(S, 1.0, n_start=3, batch=3, route="native")
+    pyo_run = solve_linf(S, 1.0, n_start=3, batch=3, route="pyomo")
+    assert nat.route == "native" and pyo_run.route == "pyomo"
+    assert nat.objective == pytest.approx(pyo_run.objective, rel=1e-9)
+    assert nat.rounds == pyo_run.rounds and nat.n_cons == pyo_run.n_cons
+    # both routes' duals pass the same recomputed checks
+    for run in (nat, pyo_run):
+        rep = duality_report(run.master)
+        assert rep["dual"] == pytest.approx(rep["primal"], rel=1e-8)
+        assert rep["beta_sum"] == pytest.approx(1.0, abs=1e-8) and rep["stationarity"] <= 1e-8
+    # the native route's Pyomo model, written on demand, carries every row and column and solves to the optimum
+    M = nat.model
+    n_vars = sum(1 for _ in M.component_data_objects(pyo.Var))
+    n_cons = sum(1 for _ in M.component_data_objects(pyo.Constraint, active=True))
+    assert (n_vars, n_cons) == (nat.n_vars, nat.n_cons)
+    assert pyo.value(M.t) == pytest.approx(nat.objective)
+    get_solver("highs").solve(M)
+    assert pyo.value(M.objective) == pytest.approx(nat.objective, rel=1e-9)
+
+
+def test_linf_checks_pass_and_catch_a_corrupted_solution():
+    from mmprog.programs.linf import linf_checks
+    Phi, Psi = random_sets(14, m=25)
+    S = TensorSamples(Phi, Psi)
+    run = solve_linf(S, 1.0, n_start=2, batch=2)
+    rows = linf_checks(run, S)
+    assert len(rows) >= 12 and all(r["status"] == "pass" for r in rows), [r for r in rows if r["status"] != "pass"]
+    run.w = run.w * 0.9                                  # no longer feasible: the primal row must fail
+    failed = {r["statement"] for r in linf_checks(run, S, solvers=()) if r["status"] == "fail"}
+    assert any(s.startswith("primal feasibility") for s in failed)
