@@ -272,6 +272,16 @@ class DiagonalM3N(Program):
         return {"master": model.master}
 
 
+def _lower_triangle_csc(G):
+    """The lower triangle of a symmetric dense G in CSC arrays (start, index, value), as HiGHS's triangular Hessian
+    wants them: column j holds rows j..r−1, i.e. the upper triangle of G read row by row (no sparse conversion)."""
+    r = G.shape[0]
+    rows, cols = np.triu_indices(r)
+    start = np.zeros(r + 1, dtype=np.int32)
+    np.cumsum(np.arange(r, 0, -1), out=start[1:])
+    return start, cols.astype(np.int32), G[rows, cols]
+
+
 class _ScaledGramHighs:
     """The dual master min ½αᵀG_Dα − Δℓᵀα s.t. budgets, α ≥ 0 in one highspy object: one column per cut and one
     budget row per slack, kept for the life of the model; the Hessian G_D is passed again when cuts arrive or the
@@ -311,22 +321,21 @@ class _ScaledGramHighs:
             model._gram_stale = False
             dl, ex = ws.dl_array(), ws.example_array()
             budget = float(pyo.value(model.C)) * model.slack_scale
-            for pos in range(self.n_cols, r):
-                slack = int(ex[pos])
-                if slack not in self.row_of_slack:
-                    self.row_of_slack[slack] = h.getNumRow()
+            new_pos = np.arange(self.n_cols, r)
+            for slack in ex[new_pos]:
+                if int(slack) not in self.row_of_slack:
+                    self.row_of_slack[int(slack)] = h.getNumRow()
                     h.addRow(-highspy.kHighsInf, budget, 0, np.zeros(0, np.int32), np.zeros(0))
-                h.addCol(-dl[pos], 0.0, highspy.kHighsInf, 1, np.array([self.row_of_slack[slack]], np.int32),
-                         np.array([1.0]))
+            if len(new_pos):
+                # one call for all new columns: each single addCol re-sizes the Hessian HiGHS already holds
+                rows_of = np.array([self.row_of_slack[int(e)] for e in ex[new_pos]], dtype=np.int32)
+                m_new = len(new_pos)
+                h.addCols(m_new, -dl[new_pos], np.zeros(m_new), np.full(m_new, highspy.kHighsInf), m_new,
+                          np.arange(m_new, dtype=np.int32), rows_of, np.ones(m_new))
             self.n_cols = r
-            csc = sp.csc_matrix(np.tril(self.G))
-            hess = highspy.HighsHessian()
-            hess.dim_ = r
-            hess.format_ = highspy.HessianFormat.kTriangular
-            hess.start_ = csc.indptr.astype(np.int32)
-            hess.index_ = csc.indices.astype(np.int32)
-            hess.value_ = csc.data
-            h.passHessian(hess)
+            start, index, value = _lower_triangle_csc(self.G)
+            # the array overload: filling a HighsHessian's fields converts element by element
+            h.passHessian(r, len(value), highspy.HessianFormat.kTriangular, start, index, value)
         for pos, active in enumerate(ws.active):
             if not active:
                 h.changeColBounds(pos, 0.0, 0.0)
