@@ -121,13 +121,18 @@ class TemplateGram:
             self._buf = buf
         F = ws.dF()
         new = np.arange(self.size, s)
+        # rows of dropped cuts are never read again (their α is fixed at 0): pair the new cuts with active ones only
+        act = np.nonzero(ws.active_mask())[0]
         Fn = sp.coo_matrix(F[new])
-        split = sp.csr_matrix((Fn.data, (Fn.row * self.m + self.groups[Fn.col], Fn.col)),
-                              shape=(len(new) * self.m, F.shape[1]))
-        rows = np.asarray((split @ F.T).todense()).reshape(len(new), self.m, s)   # (new, m, s)
-        rows = rows.transpose(1, 0, 2)                                                 # (m, new, s)
-        self._buf[:, new, :s] = rows
-        self._buf[:, :s, new] = rows.transpose(0, 2, 1)
+        # splitᵀ: column r·m + j holds the entries of new cut r in template j; F @ splitᵀ walks F's rows once
+        # (no transpose of the whole working set, which cost more than the product itself)
+        split_t = sp.csr_matrix((Fn.data, (Fn.col, Fn.row * self.m + self.groups[Fn.col])),
+                                shape=(F.shape[1], len(new) * self.m))
+        Fa = F if len(act) == s else F[act]
+        rows = np.asarray((Fa @ split_t).todense()).reshape(len(act), len(new), self.m)   # (act, new, m)
+        rows = rows.transpose(2, 1, 0)                                                       # (m, new, act)
+        self._buf[:, new[:, None], act[None, :]] = rows
+        self._buf[:, act[:, None], new[None, :]] = rows.transpose(0, 2, 1)
         self.size = s
 
     def quad(self, alpha, active=None):
@@ -442,12 +447,13 @@ class MTL(Program):
         mu, mu_sum = self.template_weights_of(model)
         if model.form == "dual":
             alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
-            v = F.T @ alpha if ws.size else np.zeros(model.dims.dim)
-            w = mu[groups] * v                                        # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
+            w = mu[groups] * support_combination(F, alpha, model.dims.dim)    # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
+            # wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r: the margins from the Gram matrices, without another pass over the cut rows
+            margins = mu @ (gram.Q @ alpha) if ws.size else np.zeros(0)
         else:
             w = values_of(model.w_list)
             alpha = np.maximum(ws.duals(model), 0.0) if ws.size else np.zeros(0)
-        margins = F @ w if ws.size else np.zeros(0)
+            margins = F @ w if ws.size else np.zeros(0)
         xi = np.zeros(n_slacks)
         if ws.size:
             np.maximum.at(xi, ws.example_array()[act], (dl - margins)[act])
@@ -459,7 +465,7 @@ class MTL(Program):
         extra = {"template_weights": mu, "template_names": list(model.template_names),
                  "template_norms": norms, "templates_removed": int(np.sum(mu < REMOVED_BELOW)),
                  "multiplier_sum": mu_sum, "theta": theta, "form": model.form,
-                 "cut_q": dl, "cut_p": -F, "gram": gram.Q}
+                 "cut_q": dl, "cut_p": NegatedRows(F), "gram": gram.Q}
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra=extra)
 
@@ -477,6 +483,57 @@ class MTL(Program):
             other.add_cuts(twin, cuts)
         other.materialise(twin)
         return twin
+
+
+def support_combination(F, alpha, dim):
+    """Σᵣ αᵣ F_r over the cuts with αᵣ > 0 only (the support is small; the rows are many and long), shape (dim,)."""
+    supp = np.nonzero(alpha > 0)[0]
+    if not len(supp):
+        return np.zeros(dim)
+    return np.asarray(F[supp].T @ alpha[supp]).ravel()
+
+
+class NegatedRows:
+    """The cut vectors pʳ = −ΔF̄_r of the paper, as a read-only view of the working set's ΔF̄ rows (no copy of the
+    cut data, which the results would otherwise duplicate every round).
+
+    Supports ``shape``, ``toarray()``, ``tocsr()``, ``P @ x``, ``P.T @ y`` and ``P[r]``.
+    """
+
+    def __init__(self, F):
+        self._F = F
+        self.shape = F.shape
+
+    def toarray(self):
+        return -self._F.toarray()
+
+    def tocsr(self):
+        return -self._F.tocsr()
+
+    def __matmul__(self, x):
+        return -(self._F @ x)
+
+    def __getitem__(self, key):
+        return -self._F[key]
+
+    @property
+    def T(self):
+        return _NegatedTranspose(self._F)
+
+    def __repr__(self):
+        return f"NegatedRows(shape={self.shape}, nnz={self._F.nnz})"
+
+
+class _NegatedTranspose:
+    def __init__(self, F):
+        self._F = F
+        self.shape = (F.shape[1], F.shape[0])
+
+    def __matmul__(self, y):
+        return -(self._F.T @ y)
+
+    def toarray(self):
+        return -self._F.T.toarray()
 
 
 def feasible_alpha(alpha, ws, budget):
@@ -529,5 +586,5 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
     return 0.5 * float(np.sqrt(group_sq_norms(w, groups, n_templates)).sum()) ** 2 + C_scaled * float(np.sum(xi))
 
 
-__all__ = ["MTL", "TemplateGram", "solve_qcqp_ipopt", "template_groups", "group_sq_norms", "feasible_alpha",
+__all__ = ["MTL", "TemplateGram", "NegatedRows", "support_combination", "solve_qcqp_ipopt", "template_groups", "group_sq_norms", "feasible_alpha",
            "mtl_objective", "REMOVED_BELOW"]

@@ -42,7 +42,7 @@ from ..exceptions import ParameterError
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .mtl import TemplateGram, feasible_alpha, group_sq_norms, template_groups
+from .mtl import NegatedRows, TemplateGram, feasible_alpha, group_sq_norms, support_combination, template_groups
 from .working_set import WorkingSet, values_of
 
 
@@ -51,7 +51,7 @@ from .working_set import WorkingSet, values_of
 # ----------------------------------------------------------------------------------------------------------------
 
 #: relative gap accepted when the dual value can no longer be improved in floating point (see solve_block_dual_pg)
-STAGNATION_GAP = 1e-5
+STAGNATION_GAP = 1e-4
 
 
 def _pstar(p):
@@ -139,7 +139,7 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
     L = max(float(np.max(np.einsum("jrr->jr", Q).sum(axis=0), initial=0.0)), 1e-12) / max(budget, 1e-12)
     info = {"iterations": 0, "gap": np.inf, "primal": np.inf, "dual": px["value"], "converged": False,
             "stagnated": False}
-    restarted = False
+    restarted = 0
     for it in range(1, max_iter + 1):
         while True:
             z = proj(y + py["grad"] / L)
@@ -150,15 +150,19 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
                 break
             L *= 2.0
         if pz["value"] < px["value"]:
-            if restarted:
-                # a plain gradient step from x cannot ascend any more: the dual value is optimal to rounding (α is
-                # then accurate to about √eps, and the gap, linear in α's error through ξ, to about 1e-7 relative)
+            if restarted >= 2:
+                # plain gradient steps from x, the last with a freshly lowered L, cannot ascend any more: the dual
+                # value is optimal to rounding (α is then accurate to about √eps, and the gap, linear in α's error
+                # through ξ, to about 1e-7–1e-5 relative)
                 info["stagnated"] = True
                 break
+            if restarted == 1:
+                # backtracking may have left L far too large (steps below rounding): retry with a small L
+                L *= 1e-4
             # adaptive restart (O'Donoghue & Candès): momentum made things worse, restart from x
-            y, py, t, restarted = x.copy(), px, 1.0, True
+            y, py, t, restarted = x.copy(), px, 1.0, restarted + 1
             continue
-        restarted = False
+        restarted = 0
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
         y = z + ((t - 1.0) / t_new) * (z - x)
         x, px, t = z, pz, t_new
@@ -374,19 +378,19 @@ class PBlock(Program):
         parts = block_dual_parts(gram.Q, dl, alpha, self.p) if ws.size else None
         mu = parts["mu"] if parts is not None else np.zeros(gram.m)
         F = ws.dF()
-        v = F.T @ alpha if ws.size else np.zeros(model.dims.dim)
-        w = mu[model.groups] * v                                   # (13)
+        w = mu[model.groups] * support_combination(F, alpha, model.dims.dim)      # (13)
         xi = np.zeros(n_slacks)
         if ws.size:
             act = ws.active_mask()
-            np.maximum.at(xi, ws.example_array()[act], (dl - F @ w)[act])
+            # the margins wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r come with (11)'s gradient
+            np.maximum.at(xi, ws.example_array()[act], (dl - parts["margins"])[act])
         primal = self.regulariser(w) + budget * float(xi.sum())
         dual = parts["value"] if parts is not None else 0.0
         norms = np.sqrt(group_sq_norms(w, model.groups, gram.m))
         tot = float(mu.sum())
         extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
                  "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
-                 "cut_q": dl, "cut_p": -F, "gram": gram.Q, "method": self.method,
+                 "cut_q": dl, "cut_p": NegatedRows(F), "gram": gram.Q, "method": self.method,
                  "pg_info": dict(getattr(model, "pg_info", {}) or {})}
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra=extra)
