@@ -22,8 +22,8 @@ Programs covered here
 (its dual, P4 ⇔ P1, Theorem 2), ``lapm3n`` and ``adapm3n`` (the diagonal-metric dual of their last QP, Theorem 3
 through Algorithm 1, the EM fixed point, Theorem 2), ``pomen`` (Step 1 as P0, EM descent, (11)–(12), the β-dual of
 one example against enumeration and its gradient), ``mtl`` ((5)/(6) through the program's own ``dual_model``,
-recovery (7)), ``pblock`` ((10)/(11), (12)–(13), the gradient of (11)), ``linf`` (the program's LP dual,
-Propositions 1 and 2, (17)).
+recovery (7)), ``pblock`` ((10)/(11), (12)–(13), the gradient of (11)), ``linf`` (the program's own
+``linf_checks``: its LP dual, Propositions 1 and 2, (17); plus dual sparsity and cross-solver agreement).
 
 Scales
 ------
@@ -1560,48 +1560,20 @@ class LInfDuality(Duality):
 
 
 def linf_checks(ctx):
-    from .programs.linf import (LInf, distance_dual_model, distance_model, duality_report, min_support_solution,
-                                proposition2, solve_linf)
+    """The program's own statements (:func:`mmprog.programs.linf.linf_checks`: Propositions 1 and 2, (17), LP
+    duality of (10) from the numbers, its explicit dual per solver), then dual sparsity and cross-solver agreement
+    of the constraint generation through Pyomo."""
+    from .programs import linf as L
     res = ctx.result
     run, samples, b = res.run, res.samples, res.params["b"]
     t = float(run.objective)
-    tol = 1e-7 * _scale(t, b)
-    rep = duality_report(run.model)
-    yield ctx.check("primal feasibility over all m samples: maxᵢ (b − zᵢᵀw)⁺ ≤ 0 (constraint generation stopped)",
-                    float(run.max_violation), 0.0, 1e-7 * b, "≤",
-                    reason=f"{len(run.working_set)} of {samples.n} samples in the master, {run.rounds} rounds")
-    yield ctx.check("primal feasibility: ‖w‖∞ ≤ t", rep["bound_violation"], 0.0, tol, "≤")
-    yield ctx.check("strong duality: (10) optimum t = b·Σαᵢ of the solver's multipliers", t, rep["dual"], tol,
-                    reason=f"α from {res.solver}")
-    yield ctx.check("dual feasibility: α ≥ 0 and ‖Σᵢ αᵢzᵢ‖₁ ≤ 1 (max violation ≤ 0)",
-                    max(-rep["alpha_min"], rep["l1_of_Zt_alpha"] - 1.0), 0.0, 1e-7, "≤")
-    yield ctx.check("stationarity in t: Σ(β⁺ + β⁻) = 1 (the bound rows' multipliers)", rep["beta_sum"], 1.0, 1e-7)
-    yield ctx.check("stationarity in w: Σᵢ αᵢzᵢ = β⁺ − β⁻ (‖·‖∞)", rep["stationarity"], 0.0, 1e-7)
-    yield ctx.check("complementary slackness: αᵢ (zᵢᵀw − b) = 0 (max)", rep["complementarity"], 0.0, tol)
+    solvers = [n for n in (ctx.solvers or ["highs"])]
+    for row in L.linf_checks(run, samples, solvers=solvers):
+        yield Check(**{"program": ctx.name, **row})
     alpha = np.asarray(run.alpha, dtype=np.float64)
     n_nz = int(np.count_nonzero(alpha > 1e-9))
     yield ctx.check("dual sparsity: #{αᵢ > 0} ≤ #columns + 1 (a basic optimum of the dual LP)", n_nz,
-                    len(run.model.keys) + 1, 0.0, "≤", reason=f"{n_nz} of {len(alpha)} multipliers non-zero")
-    lp, why = ctx.solver_for("LP", need_duals=False)
-    stmt = "strong duality: t = optimum of the explicit LP dual max b·Σα s.t. ‖Σ αᵢzᵢ‖₁ ≤ 1"
-    if lp is None:
-        yield ctx.skip(stmt, why)
-    else:
-        dm = LInf(b=b).dual_model(run.model)
-        yield ctx.check(stmt, t, _solve(dm, lp), tol, reason=f"dual solved by {lp}")
-    d, i_star = proposition2(samples, b)
-    yield ctx.check("Proposition 2: the optimum of (10) is b / minᵢ‖zᵢ‖₁ (non-negative zᵢ)", t, d,
-                    1e-7 * _scale(d), reason=f"attained at sample {i_star}")
-    if lp is not None and np.abs(run.w).max(initial=0.0) > 0:
-        ref = b / float(np.abs(run.w).max())
-        yield ctx.check("Proposition 1: (3) the L1 distance of {u : wᵀu = b} from 0 = b/‖w‖∞", _solve(
-            distance_model(run.w, b), lp), ref, 1e-7 * _scale(ref), reason=f"solved by {lp}")
-        yield ctx.check("Proposition 1: its dual (6) max γ s.t. |γ wₖ/b| ≤ 1 = b/‖w‖∞", _solve(
-            distance_dual_model(run.w, b), lp), ref, 1e-7 * _scale(ref), reason=f"solved by {lp}")
-    U, vals = min_support_solution(samples, d)
-    margins = np.asarray(samples.margins(U, vals)).ravel()
-    yield ctx.check("(17): w = d on the union of the supports is feasible (b − minᵢ zᵢᵀw ≤ 0) with ‖w‖∞ = d = t",
-                    float(b - margins.min()), 0.0, 1e-9 * _scale(b), "≤", reason=f"|U| = {len(U)}")
+                    len(run.master.keys) + 1, 0.0, "≤", reason=f"{n_nz} of {len(alpha)} multipliers non-zero")
     for name, why in ctx.cross_solvers("LP"):
         if name == res.solver:
             continue
@@ -1610,7 +1582,7 @@ def linf_checks(ctx):
             yield ctx.skip(stmt, why)
             continue
         try:
-            other = solve_linf(samples, b, solver=name, route="pyomo", n_start=10, batch=10)
+            other = L.solve_linf(samples, b, solver=name, route="pyomo", n_start=10, batch=10)
             yield ctx.check(stmt, t, float(other.objective), 1e-6 * _scale(t))
         except MMProgError as e:
             yield Check(ctx.name, stmt, t, None, None, None, "fail", str(e))
