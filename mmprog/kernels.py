@@ -83,7 +83,8 @@ class Kernel:
         A = self.represent(X)
         return self.gram(A, self.represent(Y, reference=A))
 
-    def get_params(self):
+    def get_params(self, deep=True):
+        """The constructor's parameters (scikit-learn's protocol, so estimators holding a kernel can be cloned)."""
         return {}
 
     def __repr__(self):
@@ -130,9 +131,9 @@ class Polynomial(Kernel):
                     "a float > 0")
         check_param("coef0", coef0, isinstance(coef0, (int, float)) and np.isfinite(coef0) and coef0 >= 0,
                     "a float >= 0 (a negative offset makes kernel values negative, outside Proposition 2)")
-        self.degree, self.gamma, self.coef0 = int(degree), float(gamma), float(coef0)
+        self.degree, self.gamma, self.coef0 = degree, gamma, coef0
 
-    def get_params(self):
+    def get_params(self, deep=True):
         return {"degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}
 
     def gram(self, A, B):
@@ -155,9 +156,9 @@ class RBF(Kernel):
     def __init__(self, gamma=1.0):
         check_param("gamma", gamma, isinstance(gamma, (int, float)) and np.isfinite(gamma) and gamma > 0,
                     "a float > 0")
-        self.gamma = float(gamma)
+        self.gamma = gamma
 
-    def get_params(self):
+    def get_params(self, deep=True):
         return {"gamma": self.gamma}
 
     def gram(self, A, B):
@@ -204,10 +205,10 @@ class NGram(Kernel):
         check_param("n", n, orders is not None and len(orders) > 0
                     and all(isinstance(k, (int, np.integer)) and k >= 1 for k in orders),
                     "an int >= 1 or a tuple of ints >= 1")
-        self.n = n if isinstance(n, (int, np.integer)) else tuple(int(k) for k in n)
+        self.n = n
         self.orders = tuple(sorted({int(k) for k in orders}))
 
-    def get_params(self):
+    def get_params(self, deep=True):
         return {"n": self.n}
 
     def _grams(self, seq, where):

@@ -389,7 +389,6 @@ class LInfMaxMargin(BaseEstimator):
             self.kernels_ = kernels
             self.train_inputs_ = samples.A
             self.train_outputs_ = samples.Psi
-            self.train_output_rep_ = samples.P
             self.n_inputs_ = None
         self.n_outputs_ = samples.n_outputs
         timings = dict(run.timings)

@@ -370,6 +370,8 @@ def test_sklearn_manners():
     assert est.result_.min_margin >= 2.0 * (1 - 1e-7)
     assert 0.0 <= est.score(Phi, Psi) <= 1.0
     assert not hasattr(clone(est), "w_")
+    k = clone(LInfMaxMargin(kernel=(NGram(n=[1, 2]), Polynomial(degree=2))))
+    assert k.kernel[0].get_params() == {"n": [1, 2]} and k.kernel[1].degree == 2
 
 
 # ---------------------------------------------------------------------------------------------- experiment

@@ -426,9 +426,11 @@ class LInf(Program):
     Notes
     -----
     Rows are *samples*, not loss-augmented labelings: the program is trained by :func:`solve_linf` (or
-    :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`. A batch of rows is given to :meth:`add_cuts`
-    as :class:`mmprog.cuts.Cuts` with ``dF`` = the rows zᵢ, ``example`` = the sample ids and ``dl`` = b, so the
-    model's working set (``model.ws``) is readable by the generic tools.
+    :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`. A batch of rows is given to :meth:`record`
+    (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.cuts.Cuts` with ``dF`` = the
+    rows zᵢ over column keys, ``example`` = the sample ids and ``dl`` = b, so the model's working set
+    (``model.ws``) is readable by the generic tools; :meth:`materialise` writes the Pyomo components of whatever
+    was only recorded.
     """
 
     problem_class = ProblemClass.LP
@@ -638,7 +640,9 @@ class LInf(Program):
                         α ≥ 0
 
         i.e. max b·1ᵀα s.t. ‖Σᵢ αᵢ zᵢ‖₁ ≤ 1: with multipliers β⁺, β⁻ ≥ 0 of w_j ≤ t and −t ≤ w_j, stationarity in w
-        gives Zᵀα = β⁺ − β⁻ and in t gives Σ(β⁺ + β⁻) = 1. Columns outside J have (Zᵀα)_j = 0.
+        gives Zᵀα = β⁺ − β⁻ and in t gives Σ(β⁺ + β⁻) = 1. Columns outside J have (Zᵀα)_j = 0. The index set J is
+        the master's column keys, aggregated private columns included (for them (Zᵀα)_j = sᵢαᵢ, which equals the
+        sum of |(Zᵀα)_j| over the joint indices they stand for, since z, α ≥ 0: the same dual value).
         """
         ws = model.ws
         ids = ws.example_array()
