@@ -11,11 +11,16 @@ Theorem 2: it yields the ℓ1-M³N estimate — its optimum is that of P4, min (
 
 (b) the closed-form update (6), βₖ = √K |γₖ| / ‖γ‖₂,
 
-starting from βₖ = √λ (τₖ = 1). (6) is the stationarity condition of P3 iterated as a map, and on small instances
-it can settle into a 2-cycle (β alternating between two vectors, the objective stalling above P4's optimum);
-``update="eq4"`` uses instead the τ-step (4) of the same paper, τₖ = K|wₖ|/(λΣⱼ|wⱼ|), i.e. βₖ = √(K|wₖ|/Σⱼ|wⱼ|):
-an exact minimisation over τ at fixed w, so the objective never increases, with the same fixed points. A βₖ below ``threshold`` (1e-4, as in the paper's experiments) is set to 0: feature
-k is removed from the program (γₖ fixed at 0) and its weight is exactly 0. K is the number of joint features.
+starting from βₖ = √λ (τₖ = 1). A βₖ below ``threshold`` (1e-4, as in the paper's experiments) is set to 0:
+feature k is removed from the program (γₖ fixed at 0) and its weight is exactly 0. K is the number of joint
+features.
+
+(6) is the stationarity condition of P3 iterated as a map, and it can settle into a 2-cycle: on a 12-sequence
+instance β kept alternating between two vectors (max change 0.39 per round after 300 rounds) with the objective
+stuck 0.24 % above P4's optimum. ``update="eq4"`` takes instead the τ-step (4) of the same paper,
+τₖ = K|wₖ|/(λΣⱼ|wⱼ|), in β = √(λτ): βₖ = √(K|wₖ|/Σⱼ|wⱼ|) with w = β ∘ γ — an exact minimisation over τ at fixed
+w, so P2's objective never increases; the fixed points are the same, and eq4 reaches P4's optimum (the Theorem 2
+test). ``update="eq6"`` (the default) is Algorithm 3 as printed.
 
 The master is built once and kept for all EM rounds, with its cuts: a labeling's constraint is the same
 constraint under every β, only its coefficients Δfᵢ(y) ∘ β change. In the primal master the cut coefficients are
@@ -36,7 +41,6 @@ from ..exceptions import check_param
 from .base import register
 from .lapm3n import DiagonalM3N, _engine_kw
 from .working_set import values_of
-
 
 UPDATES = ("eq6", "eq4")
 
@@ -63,6 +67,8 @@ class AdapM3N(DiagonalM3N):
         Stop early when max_k |β_new − β_old| ≤ beta_tol.
     threshold : float
         βₖ below it is set to 0 and feature k removed.
+    update : {"eq6", "eq4"}
+        The β step: (6) as printed in Algorithm 3 (default), or the monotone τ-step (4) (see the module docstring).
     master : {"auto", "primal", "dual"}
         "auto": the primal (γ-space, β as Params) for at most 100 joint features, else the Gram dual.
     """
