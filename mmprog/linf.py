@@ -519,9 +519,9 @@ def set_perceptron(Phi, Psi, lam=0.5, normalize=True, w_star=None, max_epochs=10
 
     Notes
     -----
-    The sample order is the row order. Each update adds Zᵢ \\ W and raises the margins of all samples by the mass of
-    the new elements in one sparse product over their columns, so the loop runs over updates, not samples, and the
-    next violated sample is found with one vectorised scan.
+    The sample order is the row order. Each update adds Zᵢ \\ W and raises the margins of the samples that hold the
+    new elements (their columns' entries only); the next violated sample is found by a vectorised scan of the
+    samples violated at the start of the epoch (margins only grow), so the loop runs over updates, not samples.
     """
     from .programs.linf import TensorSamples, check_nonnegative
     check_param("lam", lam, isinstance(lam, (int, float)) and 0 < lam < 1, "a float in (0, 1)")
@@ -548,21 +548,30 @@ def set_perceptron(Phi, Psi, lam=0.5, normalize=True, w_star=None, max_epochs=10
     converged = False
     while epochs < max_epochs:
         epochs += 1
-        p, epoch_updates = 0, 0
-        while True:
-            viol = np.flatnonzero(margins[p:] < lam)
-            if viol.size == 0:
-                break
-            i = p + int(viol[0])
+        # margins only grow, so only the samples violated at the start of an epoch can be updated in it; they are
+        # visited in order and re-checked a block at a time (the loop runs over updates, not samples)
+        cands = np.flatnonzero(margins < lam)
+        ptr, epoch_updates, block = 0, 0, 64
+        while ptr < cands.size:
+            chunk = cands[ptr:ptr + block]
+            hit = np.flatnonzero(margins[chunk] < lam)
+            if hit.size == 0:
+                ptr += chunk.size
+                block = min(2 * block, 1 << 16)
+                continue
+            i = int(chunk[hit[0]])
+            ptr += int(hit[0]) + 1
+            block = 64
             cols = Zc.indices[Zc.indptr[i]:Zc.indptr[i + 1]]
             new = cols[~in_W[cols]]
             in_W[new] = True
-            margins += Zcsc[:, new] @ np.ones(new.size)
+            # raise every sample's margin by its mass on the new elements: the new columns' entries only
+            starts, ends = Zcsc.indptr[new], Zcsc.indptr[new + 1]
+            lengths = ends - starts
+            idx = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+            np.add.at(margins, Zcsc.indices[idx], Zcsc.data[idx])
             updates += 1
             epoch_updates += 1
-            p = i + 1
-            if p >= m:
-                break
         if epoch_updates == 0:
             converged = True
             break

@@ -495,7 +495,7 @@ class LInf(Program):
         m.keys = []                       # column keys in column order: joint index j, or joint_dim + i
         m.col_keys = np.zeros(0, dtype=np.int64)    # the keys sorted ...
         m.col_pos = np.zeros(0, dtype=np.int64)     # ... and their column positions
-        m.in_master = set()               # sample ids with a row
+        m.in_master = np.zeros(dims.n, dtype=bool)   # samples with a row
         m.w_list = []                     # the Pyomo variable of every materialised column, in column order
         m.col_values = None               # the last solution on the columns (ndarray) and t
         m.t_value = 0.0
@@ -515,7 +515,11 @@ class LInf(Program):
         """
         Z = sp.csr_matrix(cuts.dF)
         ids = np.asarray(cuts.example, dtype=np.int64)
-        keep = np.array([int(i) not in model.in_master for i in ids], dtype=bool)
+        # a sample enters once (also when listed twice in one batch)
+        _, first = np.unique(ids, return_index=True)
+        keep = np.zeros(len(ids), dtype=bool)
+        keep[first] = True
+        keep &= ~model.in_master[ids]
         if not keep.all():
             Z, ids = Z[keep], ids[keep]
         if len(ids) == 0:
@@ -529,7 +533,7 @@ class LInf(Program):
             pos = np.concatenate([model.col_pos, base + np.arange(fresh.size)])
             order = np.argsort(keys, kind="stable")
             model.col_keys, model.col_pos = keys[order], pos[order]
-        model.in_master.update(ids.tolist())
+        model.in_master[ids] = True
         model.ws.add(Cuts(ids, Z, np.full(len(ids), model.b)))
         return int(fresh.size), restrict_to_columns(model, Z)
 
