@@ -31,7 +31,8 @@ every constraint and δ(λ, w*) = minᵢ|W* ∩ Zᵢ|. The paper writes ‖w‖�
 ‖w‖ = |W|; "euclidean": ‖w‖ = √|W|). Under the Euclidean reading (30) can fail: on a chain Zᵢ = {eᵢ, eᵢ₊₁} with
 masses ½, λ = 0.9, every sample costs one update (n − 1 in all) while ℓ_max|W*|/δ² = 2n/4 = n/2 — the proof's step
 (34), ⟨w*, w_t⟩ ≥ δ(λ)t, assumes every update adds δ new elements, but an update adds only Zᵢ minus what W already
-holds. With W* = ∪ᵢZᵢ (the set of (18)) the printed reading gives ℓ_max|W*|²/δ² ≥ |W*| ≥ the number of updates
+holds. It fails on the sparse generator as well (``mmprog reproduce linf``: 10⁵ updates against 8.9·10⁴ at
+m = 10⁵). With W* = ∪ᵢZᵢ (the set of (18)) the printed reading gives ℓ_max|W*|²/δ² ≥ |W*| ≥ the number of updates
 (each update adds at least one element of W*), so it always holds.
 """
 from __future__ import annotations

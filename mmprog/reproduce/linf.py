@@ -23,7 +23,7 @@ Rousu ("Max-margin structured output learning in L1 norm space"), which has no e
    perceptron's updates against the bounds (30)/(31).
 
 Tables go to stdout and, with a PNG of time against m and a JSON of every number, to ``--out`` (default
-``out/linf``). ``--quick`` runs a small version in about a minute.
+``out/linf``). ``--quick`` runs a small version in one to two minutes.
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _parser():
                    help="comma list of parts: real, synthetic, scaling (default all)")
     p.add_argument("--tasks", default="conll2002-types,conll2000-heads",
                    help="real: comma list of tasks (default conll2002-types,conll2000-heads)")
-    p.add_argument("--quick", action="store_true", help="small version (about a minute)")
+    p.add_argument("--quick", action="store_true", help="small version (one to two minutes)")
     p.add_argument("--out", default="out/linf", help="folder for tables, plot and raw JSON")
     p.add_argument("--data", default=None, help="shared data root (default $MMPROG_DATA or ../shared/data)")
     p.add_argument("--b", type=float, default=1.0, help="the margin b of (10)")
