@@ -155,6 +155,8 @@ class Duality:
     rebuildable = True
     #: what ``mmprog verify`` trains on when given a chain data set this program cannot take (None: the same data)
     data_note = ""
+    #: True when the program is not trained by :func:`mmprog.fit` (``mmprog show`` then trains through :meth:`fit`)
+    own_fit = False
 
     def fit(self, dataset, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
         """Train the program for verification (tight ``eps`` so the statements are tested near the optimum)."""
@@ -1535,6 +1537,8 @@ class LInfDuality(Duality):
     Proposition 1 ((3) and (6) equal b/‖w‖∞), Proposition 2 (optimum b/minᵢ‖zᵢ‖₁) and (17)."""
 
     data_note = "(Phi, Psi) sets; on other data the tiny sparse_sets instance LINF_DATA"
+    #: trained by solve_linf, not mmprog.fit (``mmprog show`` asks the hook)
+    own_fit = True
 
     def accepts(self, dataset):
         return None

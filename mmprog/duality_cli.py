@@ -138,10 +138,17 @@ def _show(p):
         from .catalogue import write_quietly
         from .inspect import families, show_model
         from .programs import get_program
-        ds = load_data(args.data)
-        res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
-                         max_iter=args.max_iter, **_program_params(args))
-        get_program(res.program, **res.params).materialise(res.model)
+        from .datasets.registry import load_spec
+        hook = duality.hook_for(args.program)
+        if hook.own_fit:
+            # trained outside mmprog.fit (linf: constraint generation over samples)
+            res = hook.fit(load_spec(args.data), solver=args.solver, **_program_params(args))
+            res.n_iter, res.n_cuts = res.run.rounds, len(res.run.working_set)
+            res.termination = res.run.termination
+        else:
+            res = mmprog.fit(load_data(args.data), program=args.program, C=args.C, solver=args.solver,
+                             slack=args.slack, eps=args.eps, max_iter=args.max_iter, **_program_params(args))
+            get_program(res.program, **res.params).materialise(res.model)
         dm = duality.dual_model(res) if (args.dual or args.export_dual) else None
         if args.export_dual:
             write_quietly(dm, args.export_dual)
