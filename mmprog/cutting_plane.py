@@ -163,7 +163,10 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     while True:
         it += 1
         t0 = time.perf_counter()
-        cuts, hinge = oracle.separate(w)
+        if slack == "n":
+            cuts, hinge = oracle.separate(w)
+        else:
+            one, hinge = oracle.separate_one_slack(w)
         hinge = np.maximum(hinge, 0.0)
         t_oracle = time.perf_counter() - t0
         upper = min(upper, program.objective_at(w, hinge))
@@ -172,7 +175,7 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
             new = cuts.select(viol > eps)
             max_violation = float(viol.max(initial=0.0))
         else:
-            new = Cuts.one_slack(cuts, n)
+            new = one
             # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average scale
             max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
         elapsed = time.perf_counter() - t_start

@@ -136,6 +136,24 @@ class Oracle:
             parts = self._client.gather(futures)
         return _merge(parts)
 
+    def separate_one_slack(self, w):
+        """The single 1-slack cut (1/n)Σᵢ Δfᵢ(ŷᵢ), (1/n)Σᵢ Δℓᵢ(ŷᵢ) and the hinge losses of every example.
+
+        In-process with a feature map that sums directly (``separate_sum``), no per-example rows are built;
+        otherwise the per-example cuts are averaged."""
+        import scipy.sparse as sp
+        n = self.prepared.n
+        if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
+            try:
+                dF_sum, dl_sum, hinge = self.fmap.separate_sum(np.asarray(w, dtype=np.float64), self.prepared)
+            except NotImplementedError:
+                pass
+            else:
+                return (Cuts(np.zeros(1, dtype=np.int64), sp.csr_matrix(dF_sum[None, :] / n),
+                             np.array([dl_sum / n])), hinge)
+        cuts, hinge = self.separate(w)
+        return Cuts.one_slack(cuts, n), hinge
+
     def close(self):
         if self._pool is not None:
             self._pool.shutdown()

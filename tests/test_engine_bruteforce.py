@@ -190,3 +190,25 @@ def test_l1_native_highs_route_equals_pyomo_route():
     dl = model.ws.dl_array()
     assert again.alpha @ dl == pytest.approx(native.solution.alpha @ dl, rel=1e-6, abs=1e-8)
     assert native.solution.alpha @ dl == pytest.approx(native.solution.objective, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_one_slack_sum_equals_average_of_per_example_cuts(hidden):
+    """The direct 1-slack separation (Xᵀ(E_gold − E_ŷ), path-score hinge) equals averaging the per-example cuts."""
+    from mmprog.cuts import Cuts
+    from mmprog.features import ChainFeatureMap
+    from mmprog.oracle import Oracle
+    rng = np.random.default_rng(21)
+    ds = tiny(seed=21, n=15)
+    if hidden:
+        Y = [np.where(rng.random(len(y)) < 0.3, -1, y) for y in ds.Y]
+        ds = SequenceDataset(list(ds.X), Y, K)
+    fmap = ChainFeatureMap.from_dataset(ds)
+    orc = Oracle(fmap, fmap.prepare(ds))
+    w = rng.normal(size=fmap.dim)
+    one, hinge = orc.separate_one_slack(w)
+    cuts, hinge_rows = orc.separate(w)
+    ref = Cuts.one_slack(cuts, len(ds))
+    assert np.allclose(one.dF.toarray(), ref.dF.toarray(), atol=1e-10)
+    assert one.dl == pytest.approx(ref.dl)
+    assert np.allclose(hinge, hinge_rows, atol=1e-9)

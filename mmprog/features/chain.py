@@ -315,6 +315,56 @@ class ChainFeatureMap:
         dF = sp.hstack([state, sp.csr_matrix(trans)], format="csr")
         return dF, self.loss(prepared, idx, labelings)
 
+    def separate_sum(self, w, prepared, idx=None):
+        """The 1-slack separation in one pass: Σᵢ Δfᵢ(ŷᵢ) and Σᵢ Δℓᵢ(ŷᵢ) of the most violated labelings, with the
+        per-example hinge losses, without building per-example ΔF rows.
+
+        The state block of Σᵢ Δfᵢ is Xᵀ(E_gold − E_ŷ) over all tokens — one (d, N)·(N, K) product — and the
+        hinge comes from path scores: Hᵢ = [wᵀf(ŷᵢ) + Δℓᵢ(ŷᵢ)] − wᵀf(xᵢ, yᵢ).
+
+        Returns
+        -------
+        dF_sum : ndarray, shape (dim,)
+        dl_sum : float
+        hinge : ndarray, shape (B,)
+        """
+        from ..inference import loss_augment, viterbi
+        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
+        if self.start_stop or self.bias or np.any(prepared.gold[idx] < -1):
+            raise NotImplementedError("separate_sum covers the default chain map")
+        K = self.n_labels
+        node, edge, lengths = self.scores(w, prepared, idx)
+        T = node.shape[1]
+        gold = prepared.gold[idx][:, :T]
+        labels, _ = viterbi(loss_augment(node, gold), edge, lengths)
+        lab = np.where(gold >= 0, labels, -1)
+        tok, row, pos = self._tokens(prepared, idx)
+        g, y = gold[row, pos], lab[row, pos]
+        diff = (g >= 0) & (y != g)
+        E = np.zeros((len(tok), K))
+        E[np.nonzero(diff)[0], g[diff]] += 1.0
+        E[np.nonzero(diff)[0], y[diff]] -= 1.0
+        X = prepared.data["X"]
+        sel = np.nonzero(diff)[0]
+        state = np.asarray(X[tok[sel]].T @ E[sel]) if len(sel) else np.zeros((self.n_features, K))
+        trans = np.zeros((K, K))
+        inside = np.arange(1, T)[None, :] < lengths[:, None] if T > 1 else np.zeros((len(idx), 0), bool)
+        path = np.zeros(len(idx))
+        for sign, L in ((1.0, gold), (-1.0, lab)):
+            if T > 1:
+                a, b = L[:, :-1], L[:, 1:]
+                valid = (a >= 0) & (b >= 0) & inside
+                np.add.at(trans, (a[valid], b[valid]), sign)
+                r, _ = np.nonzero(valid)
+                np.add.at(path, r, sign * edge[a[valid], b[valid]])
+            ok = L >= 0
+            rr, tt = np.nonzero(ok)
+            np.add.at(path, rr, sign * node[rr, tt, L[ok]])
+        dl = ((gold >= 0) & (labels != gold)).sum(axis=1).astype(np.float64)
+        dF_sum = np.concatenate([state.ravel(), trans.ravel()])
+        # path = wᵀf(gold) − wᵀf(ŷ) = wᵀΔfᵢ(ŷᵢ)
+        return dF_sum, float(dl.sum()), dl - path
+
     # ------------------------------------------------------------------ prediction helpers
     def marginals(self, w, prepared, idx=None, kind="sum"):
         """Per-position marginals: forward-backward (``kind="sum"``, probabilities of the CRF with scores wᵀf) or
