@@ -83,9 +83,12 @@ def cmd_train(args):
     show = None
     if args.show_every or args.at_iter:
         from .inspect import show_model
+        from .programs import get_program
+        prog = get_program(args.program, C=args.C, **extra)
 
         def show(model, rec):
             if args.show_every and rec.iteration % args.show_every == 0:
+                prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
                 print(show_model(model), file=sys.stderr)
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,

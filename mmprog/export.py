@@ -24,7 +24,11 @@ def write_model(model, path, fmt=None):
     os.makedirs(d, exist_ok=True)
     tmp = os.path.join(d, f".{os.path.basename(path)}.tmp{ext}")
     try:
-        model.write(tmp, format=fmt, io_options={"symbolic_solver_labels": True})
+        from pyomo.opt import ProblemFormat
+        # Pyomo names the LP format "cpxlp"; passing its enum keeps it from warning about the extension
+        pf = {"lp": ProblemFormat.cpxlp, "mps": ProblemFormat.mps, "nl": ProblemFormat.nl,
+              "gams": ProblemFormat.gams}[fmt]
+        model.write(tmp, format=pf, io_options={"symbolic_solver_labels": True})
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

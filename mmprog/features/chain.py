@@ -160,7 +160,9 @@ class ChainFeatureMap:
         lengths = prepared.lengths[idx]
         T = int(lengths.max()) if len(idx) else 0
         X = prepared.data["X"]
-        node_tok = np.asarray(X[tok] @ blocks["state"])
+        whole = len(tok) == X.shape[0] and len(idx) == prepared.n and np.array_equal(idx, np.arange(prepared.n))
+        # the whole training set in order (every oracle round): no gathered copy of X
+        node_tok = np.asarray((X if whole else X[tok]) @ blocks["state"])
         if self.bias:
             node_tok = node_tok + blocks["bias"]
         node = np.zeros((len(idx), T, K))
@@ -345,8 +347,11 @@ class ChainFeatureMap:
         E[np.nonzero(diff)[0], g[diff]] += 1.0
         E[np.nonzero(diff)[0], y[diff]] -= 1.0
         X = prepared.data["X"]
-        sel = np.nonzero(diff)[0]
-        state = np.asarray(X[tok[sel]].T @ E[sel]) if len(sel) else np.zeros((self.n_features, K))
+        if len(tok) == X.shape[0] and np.array_equal(tok, np.arange(len(tok))):
+            state = np.asarray(X.T @ E)          # rows of E are zero where ŷ agrees with the gold label
+        else:
+            sel = np.nonzero(diff)[0]
+            state = np.asarray(X[tok[sel]].T @ E[sel]) if len(sel) else np.zeros((self.n_features, K))
         trans = np.zeros((K, K))
         inside = np.arange(1, T)[None, :] < lengths[:, None] if T > 1 else np.zeros((len(idx), 0), bool)
         path = np.zeros(len(idx))
