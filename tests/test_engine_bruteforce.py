@@ -212,3 +212,22 @@ def test_one_slack_sum_equals_average_of_per_example_cuts(hidden):
     assert np.allclose(one.dF.toarray(), ref.dF.toarray(), atol=1e-10)
     assert one.dl == pytest.approx(ref.dl)
     assert np.allclose(hinge, hinge_rows, atol=1e-9)
+
+
+@pytest.mark.parametrize("program,kw", [("l1m3n", {}), ("m3n", {"master": "primal"}), ("m3n", {"master": "dual"})])
+def test_dropping_inactive_cuts_keeps_the_optimum(program, kw):
+    ds = tiny(seed=23)
+    C, eps = 0.9, 1e-5
+    opt, _ = solve_full(ds, C, "l2" if program == "m3n" else "l1")
+    res = mmprog.fit(ds, program=program, C=C, eps=eps, drop_after=1, **kw)
+    assert res.termination == "converged"
+    assert not all(res.model.ws.active)              # something was dropped
+    assert opt - 1e-5 <= res.primal_objective + C * len(ds) * eps + 1e-5
+    assert res.primal_objective <= opt + 1e-5 * max(1, opt)
+
+
+def test_limits_are_reported_as_termination():
+    ds = tiny(seed=2)
+    assert mmprog.fit(ds, program="l1m3n", C=1.0, eps=1e-9, max_iter=2).termination == "max_iter"
+    res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-12, max_iter=10_000, time_limit=1e-3)
+    assert res.termination == "time_limit"
