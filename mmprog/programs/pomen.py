@@ -775,7 +775,7 @@ class PoMEN(M3N):
         check_param("init", init, init in ("prior", "posterior", "random"), '"prior", "posterior" or "random"')
         self.init = init
         self.seed = int(seed)
-        self._seen = None
+        self._seed = None
 
     def params(self):
         prior = self.prior.spec() if isinstance(self.prior, HiddenPrior) else self.prior
@@ -784,23 +784,33 @@ class PoMEN(M3N):
                 "master": self.master, "init": self.init, "seed": self.seed}
 
     def add_cuts(self, model, cuts):
-        # remember the labelings behind the cuts: the next EM round re-evaluates them under the new p(z) to seed
-        # its master (old rows are constraints of the old problem and cannot stay)
-        if self._seen is not None and cuts.labelings is not None and len(cuts):
-            self._seen.append((np.asarray(cuts.example).copy(), np.asarray(cuts.labelings).copy()))
+        # remember the labeling behind every cut, in working-set order: the next EM round seeds its master with
+        # the support of this one re-evaluated under the new p(z) (old rows are constraints of the old problem)
+        if cuts.labelings is not None and len(cuts):
+            model._labelings = getattr(model, "_labelings", []) + [
+                (np.asarray(cuts.example).copy(), np.asarray(cuts.labelings).copy())]
+        else:
+            model._labelings_complete = False
         return super().add_cuts(model, cuts)
 
-    # ------------------------------------------------------------------------------------------
-    def _seed_cuts(self, emap, prepared):
-        if not self._seen:
+    @staticmethod
+    def _support(model, alpha, tol=1e-9):
+        """(examples, labelings) of the cuts with a positive multiplier, or None."""
+        parts = getattr(model, "_labelings", [])
+        if not parts or not getattr(model, "_labelings_complete", True):
             return None
-        T = max(l.shape[1] for _, l in self._seen)
-        ex = np.concatenate([e for e, _ in self._seen])
-        lab = np.concatenate([np.pad(l, ((0, 0), (0, T - l.shape[1])), constant_values=-1) for _, l in self._seen])
-        key = np.concatenate([ex[:, None], lab], axis=1)
-        _, first = np.unique(key, axis=0, return_index=True)
-        first = np.sort(first)
-        ex, lab = ex[first], lab[first]
+        T = max(l.shape[1] for _, l in parts)
+        ex = np.concatenate([e for e, _ in parts])
+        lab = np.concatenate([np.pad(l, ((0, 0), (0, T - l.shape[1])), constant_values=-1) for _, l in parts])
+        if len(ex) != len(alpha):
+            return None
+        keep = np.asarray(alpha) > tol
+        return ex[keep], lab[keep]
+
+    def _seed_cuts(self, emap, prepared):
+        if self._seed is None or not len(self._seed[0]):
+            return None
+        ex, lab = self._seed
         dF, dl = emap.delta(prepared, ex, lab)
         return Cuts(ex, dF, dl, lab)
 
@@ -841,7 +851,7 @@ class PoMEN(M3N):
         return phi
 
     def _step1(self, base, structure, prepared, q, oracle, engine_kw):
-        """The M³N step (10) at p(z) with marginals q: a fresh master seeded with every labeling seen so far
+        """The M³N step (10) at p(z) with marginals q: a fresh master seeded with the support of the previous one
         (re-evaluated under q), grown by the engine. Returns (run, hinge at its w)."""
         from ..cutting_plane import run as engine_run
         from ..oracle import Oracle
@@ -852,11 +862,12 @@ class PoMEN(M3N):
             model = self.build(self._dims)
             seed = self._seed_cuts(emap, prepared)
             if seed is not None:
-                super().add_cuts(model, seed)
+                self.add_cuts(model, seed)
             kw = dict(engine_kw)
             if kw.get("time_limit") is not None:
                 kw["time_limit"] = max(1e-3, kw["time_limit"] - (time.perf_counter() - self._t_start))
             run = engine_run(self, orc, model=model, **kw)
+            self._seed = self._support(model, run.solution.alpha)
             _, hinge = orc.separate(run.solution.w)
         finally:
             orc.close()
@@ -885,7 +896,7 @@ class PoMEN(M3N):
                          snapshot_iters=snapshot_iters, solve_options=solve_options)
         self._dims = Dims(n=prepared.n, dim=base.dim, n_slacks=prepared.n if slack == "n" else 1,
                           groups=base.groups, group_names=base.group_names)
-        self._seen = [] if slack == "n" else None
+        self._seed = None
         self._t_start = time.perf_counter()
         em, history, n_iter = [], [], 0
         timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0, "step2": 0.0}
@@ -930,7 +941,7 @@ class PoMEN(M3N):
             _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
             record("z", r, w, kl, np.maximum(hinge, 0.0), dual_objective=0.5 * float(w @ w) + dual_total,
                    seconds=t2)
-        self._seen = None
+        self._seed = None
         timings["total"] = time.perf_counter() - self._t_start
         hidden_marginals = [q[structure.offsets[i]:structure.offsets[i + 1]] for i in range(structure.n)]
         run.solution.extra.update({
