@@ -406,6 +406,15 @@ def test_nothing_hidden_gives_the_m3n_solution():
     assert b.primal_objective == pytest.approx(opt, abs=0.7 * len(ds) * 1e-7 + 1e-6)
 
 
+def test_one_slack_and_n_slack_reach_the_same_m_step():
+    ds = SequenceDataset(*_noisy_chain(3, n=8), 3).hide_labels(0.3, seed=1)
+    C = 0.5
+    a = mmprog.fit(ds, program="pomen", C=C, n_em=0, eps=1e-7, slack="n")
+    b = mmprog.fit(ds, program="pomen", C=C, n_em=0, eps=1e-7, slack="one")
+    assert a.em_objective[0] == pytest.approx(b.em_objective[0], abs=C * len(ds) * 1e-7 + 1e-6)
+    assert np.allclose(a.w, b.w, atol=1e-3)
+
+
 # ---------------------------------------------------------------------------------------------- EM
 @pytest.mark.parametrize("shape,init", [("chain", "prior"), ("tree", "posterior"), ("tree", "random")])
 def test_em_rounds_do_not_increase_the_p2_objective(shape, init):

@@ -829,10 +829,12 @@ class PoMEN(M3N):
         phi = np.zeros((structure.N, structure.K))
         todo = np.flatnonzero(structure.n_mixed > 0)
         dual_total = float(self.C * np.sum(np.maximum(hinge0[structure.n_mixed == 0], 0.0)))
+        self._step2_acceptable = 0
         for s in range(0, len(todo), self.batch):
             ex = todo[s:s + self.batch]
-            ph, hid, val, _, _ = solve_beta_dual(structure, prior, theta, trans, self.C, ex, solver,
-                                                 self.nlp_options)
+            ph, hid, val, _, status = solve_beta_dual(structure, prior, theta, trans, self.C, ex, solver,
+                                                      self.nlp_options)
+            self._step2_acceptable += not status.ok
             phi[hid] = ph
             dual_total += val
         return phi, dual_total, time.perf_counter() - t0
@@ -940,7 +942,8 @@ class PoMEN(M3N):
             q, kl = hidden_distribution(structure, prior, phi)
             _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
             record("z", r, w, kl, np.maximum(hinge, 0.0), dual_objective=0.5 * float(w @ w) + dual_total,
-                   seconds=t2)
+                   seconds=t2, nlp_solves=int(-(-len(np.flatnonzero(structure.n_mixed > 0)) // self.batch)),
+                   nlp_acceptable=self._step2_acceptable)
         self._seed = None
         timings["total"] = time.perf_counter() - self._t_start
         hidden_marginals = [q[structure.offsets[i]:structure.offsets[i + 1]] for i in range(structure.n)]
