@@ -16,9 +16,9 @@ is solved by the EM-style alternation of section 3.1 (p(w) = N(μ_w, I), so the 
   −log Σ_z p₀(z) exp{Σ_y β(y)[μ_wᵀΔfᵢ(y, z) − Δℓᵢ(y)]}, as an explicit Pyomo NLP solved by Ipopt
   (:func:`beta_dual_model`) in marginal variables: node marginals ``mu[a, k]`` = Σ_y β(y) 1[y_a = k] of every
   observed node and edge marginals ``mu_edge[c, k, l]`` of every edge between two observed nodes, scaled to C
-  (``normalised``: Σ_k mu[a, k] = C), non-negative and locally consistent (``consistent_parent``,
-  ``consistent_child``) — the marginal polytope of the observed forest, so the program is polynomial in size and
-  exact. The log-normaliser over z (``log_partition``, a PyNumero ExternalGreyBoxBlock) and its exact gradient
+  (``normalised``: Σ_k mu[a, k] = C at the top node of every observed tree), non-negative and locally consistent
+  (``consistent_parent``, ``consistent_child``) — the marginal polytope of the observed forest, so the program is
+  polynomial in size and exact. The log-normaliser over z (``log_partition``, a PyNumero ExternalGreyBoxBlock) and its exact gradient
   ∂log Z/∂β(y) = μ_wᵀE_{p(z)}[Δfᵢ(y, z)] − Δℓᵢ(y), in marginal form ∂log Z/∂mu[a, k] = −Σ_b E_{q_b}[τ(k, z_b)]
   over the hidden neighbours b of a, come from sum-product (forward-backward on chains, belief propagation on trees);
   the exact Hessian too when p(z) factorises. Then p(zᵢ) ∝ p₀(zᵢ) exp φᵢ(zᵢ).
@@ -38,7 +38,14 @@ letters, so h₂ is Viterbi on μ_w; on hierarchies the inner nodes are the hidd
 (``predict="h2-prior"``, what the minimum-relative-entropy principle gives an unseen example), or under the model's
 posterior marginals (``"h2-posterior"``), or decoded jointly (``"joint"``, h₀).
 
-EM rounds: the run starts from p(z) = p₀(z) and alternates Step 1, Step 2, …, Step 1 (``n_em`` Step-2 updates). The
+Starting point: p(z) = p₀(z) (``init="prior"``, the paper). With the uniform p₀ on hierarchies this start is a fixed
+point: the hidden labels are exchangeable, Step 1's ℓ2 solution spreads the transition weights evenly over them
+(τ[l, k] does not depend on the hidden label l) and Step 2 then finds no reason to tilt p(z) — PoMEN stays the
+leaf-only model plus a label bias. ``init="posterior"`` (tilt each hidden node by its own score and its observed
+neighbours' gold labels under the first μ_w) and ``init="random"`` break the symmetry. Under the factorisation
+p(w)Πᵢp(zᵢ) the problem is no longer jointly convex, so different starts may end at different J.
+
+EM rounds: the run alternates Step 1, Step 2, …, Step 1 (``n_em`` Step-2 updates). The
 P2 objective J = ½‖μ_w‖² + Σᵢ KL(p(zᵢ)‖p₀) + C Σᵢ Hᵢ, with Hᵢ = max_y Δℓᵢ(y) − μ_wᵀE_{p(zᵢ)}[Δfᵢ(y, z)] computed by
 exact separation, is recorded after every step (``em_history``); each step minimises J over its block, so J must not
 increase beyond the Step-1 tolerance C·n·eps and Ipopt's tolerance. After Step 2 the β-dual value
