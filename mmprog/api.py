@@ -7,7 +7,7 @@ from .exceptions import check_param
 from .programs import get_program
 
 
-def fit(dataset, program="m3n", C=1.0, solver=None, slack="n", eps=1e-3, max_iter=500, time_limit=None,
+def fit(dataset, program="m3n", C=1.0, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         progress=False, show=None, show_every=None, snapshot_iters=(), **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
@@ -22,7 +22,8 @@ def fit(dataset, program="m3n", C=1.0, solver=None, slack="n", eps=1e-3, max_ite
         Slack weight on the n-slack scale: the objective is Ω(w) + C Σᵢ ξᵢ in both slack forms.
     solver : str, optional
         Registered solver name; default: :func:`mmprog.solvers.default_solver` of the program's class.
-    slack : {"n", "one"}
+    slack : {"n", "one"}, optional
+        Default: the program's own (``default_slack``: "one" for the 1-slack methods mtl and pblock, else "n").
     eps : float
         Violation tolerance of the stopping rule.
     max_iter : int
@@ -48,6 +49,7 @@ def fit(dataset, program="m3n", C=1.0, solver=None, slack="n", eps=1e-3, max_ite
     from .result import Result
 
     prog = get_program(program, C=C, **program_params)
+    slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
     fmap = feature_map if feature_map is not None else feature_map_for(dataset)
     solver_name = solver or solver_registry.default_solver(prog.problem_class)

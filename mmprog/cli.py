@@ -185,7 +185,8 @@ def _train_args(p, with_out=True):
     p.add_argument("--program", default="m3n", help="registered program (m3n, l1m3n, ...)")
     p.add_argument("--C", type=float, default=1.0, help="slack weight, n-slack scale")
     p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
-    p.add_argument("--slack", default="n", choices=["n", "one"])
+    p.add_argument("--slack", default=None, choices=["n", "one"], help="default: the program's own (n, or one "
+                   "for mtl/pblock)")
     p.add_argument("--eps", type=float, default=1e-3)
     p.add_argument("--max-iter", type=int, default=500)
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="program parameter (repeatable)")

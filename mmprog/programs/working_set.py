@@ -28,8 +28,13 @@ class WorkingSet:
 
     def __init__(self, dim):
         self.dim = dim
-        self._blocks = []          # CSR blocks as added
-        self._dF = None            # stacked cache
+        # ΔF rows in one growable CSR (capacity doubling): adding a round's cuts copies only the new rows, and
+        # dF() is a view — re-stacking every cut after each add was O(total non-zeros) a round
+        self._data = np.zeros(1024)
+        self._indices = np.zeros(1024, dtype=np.int32 if dim < 2**31 else np.int64)
+        self._indptr = [0]
+        self._nnz = 0
+        self._dF = None
         self._example = []
         self._dl = []
         self.components = []
@@ -44,7 +49,17 @@ class WorkingSet:
     def add(self, cuts):
         """Append a batch of cuts; returns their positions."""
         start = self.size
-        self._blocks.append(sp.csr_matrix(cuts.dF))
+        B = sp.csr_matrix(cuts.dF)
+        B.sum_duplicates()
+        need = self._nnz + B.nnz
+        if need > len(self._data):
+            cap = max(need, 2 * len(self._data))
+            self._data = np.resize(self._data, cap)
+            self._indices = np.resize(self._indices, cap)
+        self._data[self._nnz:need] = B.data
+        self._indices[self._nnz:need] = B.indices
+        self._indptr.extend((self._nnz + B.indptr[1:]).tolist())
+        self._nnz = need
         self._dF = None
         self._example.extend(int(e) for e in cuts.example)
         self._dl.extend(float(v) for v in cuts.dl)
@@ -55,8 +70,9 @@ class WorkingSet:
     def dF(self):
         """All ΔF_r stacked, CSR (r, dim)."""
         if self._dF is None:
-            self._dF = sp.vstack(self._blocks, format="csr") if self._blocks else sp.csr_matrix((0, self.dim))
-            self._blocks = [self._dF]
+            r = len(self._indptr) - 1
+            self._dF = sp.csr_matrix((self._data[: self._nnz], self._indices[: self._nnz],
+                                      np.asarray(self._indptr, dtype=np.int64)), shape=(r, self.dim), copy=False)
         return self._dF
 
     def dl_array(self):
