@@ -20,6 +20,7 @@ def test_theorem3_one_step_is_exactly_m3n(master):
     lap = mmprog.fit(ds, program="lapm3n", C=C, lam=LAM, n_iter=1, eps=1e-7, master=master)
     m3n = mmprog.fit(ds, program="m3n", C=C, eps=1e-7, master=master)
     # same QP (Σ = I), same cuts, same solver: the same numbers
+    assert lap.n_cuts == m3n.n_cuts
     assert np.array_equal(lap.w, m3n.w)
     assert lap.primal_objective == m3n.primal_objective
     assert np.array_equal(lap.sigma, np.ones(len(lap.w)))

@@ -272,6 +272,11 @@ class DiagonalM3N(Program):
         return {"master": model.master}
 
 
+#: seconds one native HiGHS solve of the Gram dual may take before it counts as failed (a cutting-plane master
+#: needing more is pathological; see the scaling note in :meth:`_ScaledGramHighs.sync`)
+QP_TIME_LIMIT = 600.0
+
+
 def _lower_triangle_csc(G):
     """The lower triangle of a symmetric dense G in CSC arrays (start, index, value), as HiGHS's triangular Hessian
     wants them: column j holds rows j..r−1, i.e. the upper triangle of G read row by row (no sparse conversion)."""
@@ -294,6 +299,7 @@ class _ScaledGramHighs:
         self.G = np.zeros((0, 0))
         self.n_cols = 0
         self.row_of_slack = {}
+        self.scale = 1.0
 
     @classmethod
     def of(cls, model):
@@ -330,10 +336,17 @@ class _ScaledGramHighs:
                 # one call for all new columns: each single addCol re-sizes the Hessian HiGHS already holds
                 rows_of = np.array([self.row_of_slack[int(e)] for e in ex[new_pos]], dtype=np.int32)
                 m_new = len(new_pos)
-                h.addCols(m_new, -dl[new_pos], np.zeros(m_new), np.full(m_new, highspy.kHighsInf), m_new,
+                h.addCols(m_new, np.zeros(m_new), np.zeros(m_new), np.full(m_new, highspy.kHighsInf), m_new,
                           np.arange(m_new, dtype=np.int32), rows_of, np.ones(m_new))
             self.n_cols = r
-            start, index, value = _lower_triangle_csc(self.G)
+            # HiGHS gets the objective s·(½αᵀGα − Δℓᵀα) with s = 1/max Gₖₖ when that diagonal is below 1: its
+            # active-set QP works to absolute tolerances and stalled (300,000 iterations, no optimum) on an EM master
+            # whose rescaled Gram entries were all below 0.5 (λ = 13,020, rank 17 of 699); scaled to max Gₖₖ = 1 it
+            # took 0.1 s. Larger Grams (M³N's, Σ = I) are left as they are, like m3n's dual master.
+            gmax = float(self.G.diagonal().max()) if r else 0.0
+            self.scale = 1.0 / gmax if 0 < gmax < 1 else 1.0
+            h.changeColsCost(r, np.arange(r, dtype=np.int32), -self.scale * dl)
+            start, index, value = _lower_triangle_csc(self.scale * self.G)
             # the array overload: filling a HighsHessian's fields converts element by element
             h.passHessian(r, len(value), highspy.HessianFormat.kTriangular, start, index, value)
         for pos, active in enumerate(ws.active):
@@ -344,8 +357,8 @@ class _ScaledGramHighs:
         from ..solvers import HIGHS_STATUS, SolveStatus, _finish
         self.sync(model)
         h = self.h
-        if kw.get("time_limit"):
-            h.setOptionValue("time_limit", float(kw["time_limit"]))
+        # a stalled active-set QP ends as a SolverError instead of hanging the cutting-plane loop
+        h.setOptionValue("time_limit", float(kw.get("time_limit") or QP_TIME_LIMIT))
         t0 = time.perf_counter()
         h.run()
         elapsed = time.perf_counter() - t0
@@ -354,7 +367,7 @@ class _ScaledGramHighs:
         alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
         status = SolveStatus(termination, "optimal" if alpha is not None else "none",
                              f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
-                             None if alpha is None else -float(h.getInfo().objective_function_value))
+                             None if alpha is None else -float(h.getInfo().objective_function_value) / self.scale)
         _finish("highs", status, raise_on_failure)
         if alpha is not None:
             for var, a in zip(model.ws.components, alpha):

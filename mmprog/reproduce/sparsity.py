@@ -80,6 +80,7 @@ class Config:
     fig2_K: list = field(default_factory=lambda: [20, 10, 7, 5, 4])
     fig2_datasets: int | None = None      # None: n_datasets
     fig2_fold_limit: int | None = None    # folds per K actually trained (None: all K)
+    fig2: bool = True                     # run Figure 2 at all
     jobs: int = 1
 
 
@@ -134,6 +135,7 @@ def fit_kwargs(algo, const, n_train, cfg):
 def run_task(task):
     """Train one model on one fold and test it on the rest: the unit of work (picklable for the process pool)."""
     import mmprog
+    from ..exceptions import SolverError
     cfg = Config(**task["cfg"])
     ds, _ = dataset(task["seed"], cfg.n_instances)
     parts = folds(len(ds), task["K"])
@@ -142,7 +144,12 @@ def run_task(task):
     train, test = ds[train_idx], ds[test_idx]
     kw = fit_kwargs(task["algo"], task["const"], len(train_idx), cfg)
     t0 = time.perf_counter()
-    res = mmprog.fit(train, **kw)
+    try:
+        res = mmprog.fit(train, **kw)
+    except SolverError as exc:
+        # one failed fit is reported (and left out of the means) rather than ending hours of runs
+        return {**{k: task[k] for k in ("kind", "seed", "K", "fold", "algo", "const")}, "failed": str(exc),
+                "error": float("nan"), "time": time.perf_counter() - t0, "state": None, "n_train": len(train_idx)}
     elapsed = time.perf_counter() - t0
     state = np.asarray(res.weights()["state"], dtype=np.float64)
     return {**{k: task[k] for k in ("kind", "seed", "K", "fold", "algo", "const")},
@@ -190,9 +197,14 @@ def table1(cfg, log):
     return res
 
 
+def _ok(results):
+    return [r for r in results if not r.get("failed")]
+
+
 def _best(results, algo, grid):
     """The grid constant of lowest mean test error."""
-    errs = [np.mean([r["error"] for r in results if r["algo"] == algo and r["const"] == c]) for c in grid]
+    errs = [np.mean([r["error"] for r in _ok(results) if r["algo"] == algo and r["const"] == c] or [np.inf])
+            for c in grid]
     return grid[int(np.argmin(errs))]
 
 
@@ -203,7 +215,8 @@ def summarise_table(results, cfg):
         grid = cfg.grids[algo] if algo in ALGORITHMS else (cfg.m3n_grid if algo == "m3n" else cfg.lap_grid)
         rows = []
         for c in grid:
-            rs = [r for r in results if r["algo"] == algo and r["const"] == c]
+            rs = [r for r in _ok(results) if r["algo"] == algo and r["const"] == c]
+            failed = sum(1 for r in results if r.get("failed") and r["algo"] == algo and r["const"] == c)
             if not rs:
                 continue
             avg = np.mean([r["state"] for r in rs], axis=0)
@@ -213,7 +226,7 @@ def summarise_table(results, cfg):
                          "fold_nonzero_irrelevant": float(np.mean([r["nonzero_irrelevant"] for r in rs])),
                          "error_mean": float(np.mean([r["error"] for r in rs])),
                          "error_std": float(np.std([r["error"] for r in rs])),
-                         "time_mean": float(np.mean([r["time"] for r in rs])), "folds": len(rs),
+                         "time_mean": float(np.mean([r["time"] for r in rs])), "folds": len(rs), "failed": failed,
                          "average_state": avg})
         out[algo] = rows
     return out
@@ -235,7 +248,7 @@ def figure2(cfg, chosen, log):
     for m in consts:
         summary[m] = []
         for K in cfg.fig2_K:
-            per_set = [np.mean([r["error"] for r in res if r["algo"] == m and r["K"] == K and r["seed"] == s])
+            per_set = [np.mean([r["error"] for r in _ok(res) if r["algo"] == m and r["K"] == K and r["seed"] == s])
                        for s in range(n_sets)]
             n_train = int(np.mean([r["n_train"] for r in res if r["algo"] == m and r["K"] == K]))
             summary[m].append({"K": K, "n_train": n_train, "error_mean": float(np.mean(per_set)),
@@ -373,7 +386,7 @@ def run(cfg, out, log=print):
     cp_best = _best(table_res, "cutting_plane", cfg.grids["cutting_plane"])
     n_train = len(folds(cfg.n_instances, cfg.table_folds)[0])
     chosen["l1m3n"] = cp_best ** 2 / n_train       # the cutting-plane choice, as an n-slack C fixed for Figure 2
-    fig2_res, fig2 = figure2(cfg, chosen, log)
+    fig2_res, fig2 = figure2(cfg, chosen, log) if cfg.fig2 else ([], None)
     weights = {"true CRF": truth["state"]}
     weights["M3N"] = next(r for r in summary["m3n"] if r["const"] == chosen["m3n"])["average_state"]
     weights["LapM3N"] = next(r for r in summary["lapm3n"] if r["const"] == chosen["lapm3n"])["average_state"]
@@ -381,13 +394,18 @@ def run(cfg, out, log=print):
         best = _best(table_res, algo, cfg.grids[algo])
         weights[f"{NAMES[algo]} ({PAPER_TABLE1[algo]['label']}={best:g})"] = next(
             r for r in summary[algo] if r["const"] == best)["average_state"]
-    texts = [format_table1(summary, cfg), format_fig5(summary, cfg), format_fig2(fig2, cfg),
-             _format_notes(cfg, chosen, cp_best, true_err)]
+    failures = [r for r in table_res + fig2_res if r.get("failed")]
+    texts = [format_table1(summary, cfg), format_fig5(summary, cfg),
+             format_fig2(fig2, cfg) if fig2 else "Figure 2: skipped (--no-fig2)",
+             _format_notes(cfg, chosen, cp_best, true_err)
+             + "".join(f"\n  FAILED fit {r['algo']} {r['const']:g} data set {r['seed']} K={r['K']} fold {r['fold']}: "
+                       f"{r['failed']}" for r in failures)]
     for t in texts:
         log("\n" + t)
     with open(os.path.join(out, "tables.txt"), "w") as f:
         f.write("\n\n".join(texts) + "\n")
-    plot_fig2(fig2, os.path.join(out, "fig2.png"))
+    if fig2:
+        plot_fig2(fig2, os.path.join(out, "fig2.png"))
     plot_fig3(weights, os.path.join(out, "fig3.png"))
     plot_fig5(summary, cfg, os.path.join(out, "fig5.png"))
     np.savez_compressed(os.path.join(out, "weights.npz"), **{k.replace(" ", "_"): v for k, v in weights.items()})
@@ -443,6 +461,7 @@ def _parser():
     p.add_argument("--em-C", type=float, default=None, help="EM's fixed n-slack C (default 1)")
     p.add_argument("--em-update", choices=["eq6", "eq4"], default=None, help="EM β step (default eq6, as printed)")
     p.add_argument("--em-rounds", type=int, default=None, help="EM rounds (default 15)")
+    p.add_argument("--no-fig2", action="store_true", help="skip Figure 2 (the 10-data-set runs)")
     return p
 
 
@@ -456,10 +475,11 @@ def main(argv=None):
         v = getattr(args, name)
         if v is not None:
             setattr(cfg, attr, v)
+    cfg.fig2 = not args.no_fig2
     if cfg.fig2_datasets and cfg.fig2_datasets > cfg.n_datasets:
         cfg.n_datasets = cfg.fig2_datasets
     print(f"mmprog reproduce sparsity{' --quick' if args.quick else ''}: config {asdict(cfg)}", flush=True)
     res = run(cfg, args.out)
-    print(f"\nwritten to {args.out}/ (tables.txt, fig2.png, fig3.png, fig5.png, results.json, weights.npz) "
-          f"in {res['elapsed']:.0f}s")
+    figs = "fig3.png, fig5.png" + (", fig2.png" if cfg.fig2 else "")
+    print(f"\nwritten to {args.out}/ (tables.txt, {figs}, results.json, weights.npz) in {res['elapsed']:.0f}s")
     return 0
