@@ -66,9 +66,11 @@ class Config:
     n_instances: int = 1000
     table_folds: int = 10                 # K of the Table 1 / Figure 5 cross-validation
     table_fold_limit: int | None = None   # train on only the first this many folds (None: all)
+    algorithms: list = field(default_factory=lambda: list(ALGORITHMS))
     grids: dict = field(default_factory=lambda: {a: list(PAPER_TABLE1[a]["grid"]) for a in ALGORITHMS})
     sg_iter: int = 200                    # passes of Algorithm 2
     sg_variant: str = "batch"
+    sg_batch_size: int = 1                # examples per step of the online variant
     em_C: float = 1.0                     # EM's fixed C (n-slack scale)
     em_rounds: int = 15
     em_update: str = "eq6"
@@ -121,7 +123,7 @@ def fit_kwargs(algo, const, n_train, cfg):
         return dict(program="l1m3n", C=const ** 2 / n_train, eps=cfg.eps)
     if algo == "subgradient":
         return dict(program="l1m3n", algorithm="subgradient", lam=const ** 2, max_iter=cfg.sg_iter,
-                    variant=cfg.sg_variant)
+                    variant=cfg.sg_variant, batch_size=cfg.sg_batch_size)
     if algo == "em":
         return dict(program="adapm3n", C=cfg.em_C, lam=const * 14000.0, n_em=cfg.em_rounds, update=cfg.em_update,
                     eps=cfg.eps)
@@ -185,7 +187,7 @@ def table1(cfg, log):
     """Table 1 / Figure 5 runs (plus M³N and LapM³N on the same folds, for Figure 3 and the constants of Figure 2)."""
     K = cfg.table_folds
     fl = range(cfg.table_fold_limit or K)
-    tasks = [_task("table", 0, K, f, a, c, cfg) for a in ALGORITHMS for c in cfg.grids[a] for f in fl]
+    tasks = [_task("table", 0, K, f, a, c, cfg) for a in cfg.algorithms for c in cfg.grids[a] for f in fl]
     tasks += [_task("table", 0, K, f, "m3n", c, cfg) for c in cfg.m3n_grid for f in fl]
     log(f"Table 1 / Figure 5: {len(tasks)} fits on data set 1 ({cfg.n_instances} sequences, {K}-fold)")
     res = _run_all(tasks, cfg, log)
@@ -211,7 +213,7 @@ def _best(results, algo, grid):
 def summarise_table(results, cfg):
     """Per algorithm and constant: non-zero average weights (total, irrelevant), error mean/std, time mean."""
     out = {}
-    for algo in ALGORITHMS + ("m3n", "lapm3n"):
+    for algo in tuple(cfg.algorithms) + ("m3n", "lapm3n"):
         grid = cfg.grids[algo] if algo in ALGORITHMS else (cfg.m3n_grid if algo == "m3n" else cfg.lap_grid)
         rows = []
         for c in grid:
@@ -264,7 +266,7 @@ def _cells(values, width=7):
 def format_table1(summary, cfg):
     lines = ["Table 1: non-zero average weights over the CV folds of data set 1 (ours; the paper's in brackets)",
              "  (state features: 200 in total, 140 on the 70 irrelevant inputs)"]
-    for algo in ALGORITHMS:
+    for algo in cfg.algorithms:
         paper = PAPER_TABLE1[algo]
         rows = {r["const"]: r for r in summary[algo]}
         grid = cfg.grids[algo]
@@ -281,7 +283,7 @@ def format_table1(summary, cfg):
 
 def format_fig5(summary, cfg):
     lines = ["Figure 5: test error (mean ± std over folds) and training time (s, mean) on data set 1"]
-    for algo in ALGORITHMS:
+    for algo in cfg.algorithms:
         grid = cfg.grids[algo]
         rows = {r["const"]: r for r in summary[algo]}
         lines.append(f"{NAMES[algo]:<18}{PAPER_TABLE1[algo]['label']:<10}" + _cells(grid, 14))
@@ -351,8 +353,8 @@ def plot_fig3(weights, path):
 
 def plot_fig5(summary, cfg, path):
     plt = _plt()
-    fig, axes = plt.subplots(2, 3, figsize=(10, 5))
-    for j, algo in enumerate(ALGORITHMS):
+    fig, axes = plt.subplots(2, len(cfg.algorithms), figsize=(3.4 * len(cfg.algorithms), 5), squeeze=False)
+    for j, algo in enumerate(cfg.algorithms):
         rows = summary[algo]
         x = np.arange(len(rows))
         labels = [f"{r['const']:g}" for r in rows]
@@ -383,14 +385,16 @@ def run(cfg, out, log=print):
     summary = summarise_table(table_res, cfg)
     chosen = {"m3n": _best(table_res, "m3n", cfg.m3n_grid), "lapm3n": _best(table_res, "lapm3n", cfg.lap_grid),
               "lap_C": cfg.lap_C}
-    cp_best = _best(table_res, "cutting_plane", cfg.grids["cutting_plane"])
     n_train = len(folds(cfg.n_instances, cfg.table_folds)[0])
-    chosen["l1m3n"] = cp_best ** 2 / n_train       # the cutting-plane choice, as an n-slack C fixed for Figure 2
+    cp_best = None
+    if "cutting_plane" in cfg.algorithms:
+        cp_best = _best(table_res, "cutting_plane", cfg.grids["cutting_plane"])
+        chosen["l1m3n"] = cp_best ** 2 / n_train   # the cutting-plane choice, as an n-slack C fixed for Figure 2
     fig2_res, fig2 = figure2(cfg, chosen, log) if cfg.fig2 else ([], None)
     weights = {"true CRF": truth["state"]}
     weights["M3N"] = next(r for r in summary["m3n"] if r["const"] == chosen["m3n"])["average_state"]
     weights["LapM3N"] = next(r for r in summary["lapm3n"] if r["const"] == chosen["lapm3n"])["average_state"]
-    for algo in ALGORITHMS:
+    for algo in cfg.algorithms:
         best = _best(table_res, algo, cfg.grids[algo])
         weights[f"{NAMES[algo]} ({PAPER_TABLE1[algo]['label']}={best:g})"] = next(
             r for r in summary[algo] if r["const"] == best)["average_state"]
@@ -438,12 +442,15 @@ def _format_notes(cfg, chosen, cp_best, true_err):
         f"  data: {cfg.n_datasets} data set(s) x {cfg.n_instances} sequences (synthetic_chain seeds 0..); the "
         f"generating CRF's own token error on data set 1: {true_err:.3f} (the paper reports about 0.5 for its data)",
         f"  cutting plane: n-slack C = C_paper/N (averaged-risk scale); sub-gradient: radius λ = (√λ)², "
-        f"{cfg.sg_iter} {cfg.sg_variant} passes, step λ/‖g₁‖/√t, last iterate",
+        f"{cfg.sg_iter} {cfg.sg_variant} passes"
+        + (f" (steps of {cfg.sg_batch_size} examples)" if cfg.sg_variant == "online" else "")
+        + ", step λ/‖g₁‖/√t, last iterate",
         f"  EM: C = {cfg.em_C:g} (n-slack), λ = 14000·(λ/14000), {cfg.em_rounds} rounds, update {cfg.em_update}, "
         f"β threshold 1e-4",
         f"  chosen by CV on data set 1: M3N C = {chosen['m3n']:g}; LapM3N λ = {chosen['lapm3n']:g} (C = "
-        f"{chosen['lap_C']:g}, {cfg.lap_iter} steps); l1-M3N √C = {cp_best:g} (n-slack C = {chosen['l1m3n']:g} for "
-        f"Figure 2)",
+        f"{chosen['lap_C']:g}, {cfg.lap_iter} steps)" + ("" if cp_best is None else
+                                                       f"; l1-M3N √C = {cp_best:g} (n-slack C = "
+                                                       f"{chosen['l1m3n']:g} for Figure 2)"),
         f"  cutting-plane eps = {cfg.eps:g}; non-zero means |average weight| > {NONZERO_TOL:g}"])
 
 
@@ -461,6 +468,9 @@ def _parser():
     p.add_argument("--em-C", type=float, default=None, help="EM's fixed n-slack C (default 1)")
     p.add_argument("--em-update", choices=["eq6", "eq4"], default=None, help="EM β step (default eq6, as printed)")
     p.add_argument("--em-rounds", type=int, default=None, help="EM rounds (default 15)")
+    p.add_argument("--sg-batch-size", type=int, default=None, help="examples per online sub-gradient step")
+    p.add_argument("--algorithms", default=None,
+                   help="comma list among subgradient, cutting_plane, em (default all; Figure 2 needs cutting_plane)")
     p.add_argument("--no-fig2", action="store_true", help="skip Figure 2 (the 10-data-set runs)")
     return p
 
@@ -471,11 +481,23 @@ def main(argv=None):
     for name, attr in (("datasets", "fig2_datasets"), ("table_folds", "table_fold_limit"),
                        ("fig2_folds", "fig2_fold_limit"), ("sg_iter", "sg_iter"), ("sg_variant", "sg_variant"),
                        ("em_C", "em_C"), ("em_update", "em_update"), ("em_rounds", "em_rounds"),
+                       ("sg_batch_size", "sg_batch_size"),
                        ("jobs", "jobs")):
         v = getattr(args, name)
         if v is not None:
             setattr(cfg, attr, v)
     cfg.fig2 = not args.no_fig2
+    if args.algorithms:
+        algos = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+        bad = [a for a in algos if a not in ALGORITHMS]
+        if bad or not algos:
+            print(f"--algorithms takes subgradient, cutting_plane, em; got {args.algorithms!r}")
+            return 2
+        cfg.algorithms = algos
+    if cfg.fig2 and "cutting_plane" not in cfg.algorithms:
+        print("Figure 2's l1-M3N constant comes from the cutting-plane grid: add cutting_plane to --algorithms or "
+              "pass --no-fig2")
+        return 2
     if cfg.fig2_datasets and cfg.fig2_datasets > cfg.n_datasets:
         cfg.n_datasets = cfg.fig2_datasets
     print(f"mmprog reproduce sparsity{' --quick' if args.quick else ''}: config {asdict(cfg)}", flush=True)
