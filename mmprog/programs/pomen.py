@@ -744,8 +744,9 @@ class PoMEN(M3N):
         Options passed to it.
     batch : int
         Examples per Step-2 NLP (a block-separable sum of their β-duals; 1 = one NLP per example).
-    master : {"auto", "primal", "dual"}
-        The M³N master form of Step 1.
+    master : {"dual", "primal", "auto"}
+        The M³N master form of Step 1 (default the Gram dual: HiGHS's QP solver returned "Not Set" on primal
+        masters of hierarchical data here).
     init : {"prior", "posterior", "random"}
         Starting p(z). ``"prior"``: p₀ (the paper). Under a uniform p₀ on hierarchies whose hidden nodes touch no
         observed–observed edge this start is a fixed point of the alternation (every hidden label is exchangeable,
@@ -765,7 +766,7 @@ class PoMEN(M3N):
                   "master": '"primal", "dual" or "auto"', "init": "prior|posterior|random", "seed": "an int"}
 
     def __init__(self, C=1.0, n_em=3, prior="uniform", predict="h2-prior", nlp_solver="ipopt", nlp_options=None,
-                 batch=32, master="auto", init="prior", seed=0):
+                 batch=32, master="dual", init="prior", seed=0):
         super().__init__(C, master=master)
         check_param("n_em", n_em, isinstance(n_em, (int, np.integer)) and not isinstance(n_em, bool) and n_em >= 0,
                     "an int >= 0")

@@ -54,11 +54,14 @@ def _parser():
     p.add_argument("--hidden", default=None, help="ocr: comma list of hidden-letter fractions (default 0.1..0.5)")
     p.add_argument("--ocr-eps", type=float, default=1e-3, help="ocr: cutting-plane tolerance")
     p.add_argument("--ocr-slack", default="one", choices=("n", "one"),
-                   help="ocr: slack form (default one: the n-slack Gram master grows to ~10³ cuts, where HiGHS's "
-                        "QP stalls)")
+                   help="ocr: slack form (default one: n-slack Gram masters grew to ~10³ cuts and stalled HiGHS's QP)")
+    p.add_argument("--ocr-master", default="dual", choices=("primal", "dual", "auto"), help="ocr: M³N master")
+    p.add_argument("--ocr-solver", default="highs", help="ocr: master solver")
     p.add_argument("--slack", default="n", choices=("n", "one"), help="hier: slack form")
-    p.add_argument("--master", default="dual", choices=("primal", "dual", "auto"),
-                   help="M³N master of every program (default dual: HiGHS's QP on the primal master failed here)")
+    p.add_argument("--master", default="primal", choices=("primal", "dual", "auto"), help="hier: M³N master")
+    p.add_argument("--solver", default="ipopt",
+                   help="hier: master solver (default ipopt: on these masters HiGHS's QP returned 'Not Set' (primal) "
+                        "or stalled for minutes (Gram dual, ~800 cuts); 1-slack needed > 500 rounds)")
     p.add_argument("--seed", type=int, default=0)
     return p
 
@@ -141,7 +144,7 @@ def run_hierarchy(args, reps, log):
         for f in fractions:
             idx = np.sort(order[: max(2, int(round(f * args.pool)))])
             part, full = pool.subset(idx), pool_full.subset(idx)
-            common = dict(C=args.C, eps=args.eps, master=args.master, slack=args.slack)
+            common = dict(C=args.C, eps=args.eps, master=args.master, slack=args.slack, solver=args.solver)
             fits = {}
             t = time.perf_counter()
             fits["M3N (hidden revealed)"] = (mmprog.fit(full, program="m3n", **common), time.perf_counter() - t)
@@ -169,7 +172,7 @@ def run_hierarchy(args, reps, log):
                 f"{results[n][f]['f1'][-1]:.3f}" for n in fits))
     return {"fractions": fractions, "results": results, "em_traces": em_traces,
             "setup": dict(pool=args.pool, test=args.test, K=K, C=args.C, n_em=args.n_em, eps=args.eps, reps=reps,
-                          slack=args.slack, master=args.master,
+                          slack=args.slack, master=args.master, solver=args.solver,
                           generator=dict(gen, n_inner=(2, 4), n_leaves=(2, 5)))}
 
 
@@ -210,7 +213,8 @@ def run_ocr(args, reps, log):
         [0.1, 0.3, 0.5] if args.quick else list(DEFAULT_HIDDEN))
     results = {m: {h: {"error": [], "seconds": []} for h in hidden} for m in OCR_METHODS}
     traces = []
-    common = dict(C=args.ocr_C, eps=args.ocr_eps, master=args.master, slack=args.ocr_slack)
+    common = dict(C=args.ocr_C, eps=args.ocr_eps, master=args.ocr_master, slack=args.ocr_slack,
+                  solver=args.ocr_solver)
     for r in range(reps):
         rng = np.random.default_rng(args.seed * 1000 + r)
         perm = rng.permutation(len(data))
@@ -239,7 +243,8 @@ def run_ocr(args, reps, log):
                 f"({t_obs:.0f}s), all letters {full_err:.4f}")
     return {"hidden": hidden, "results": results, "em_traces": traces,
             "setup": dict(train_words=args.ocr_train, test_words=args.ocr_test, C=args.ocr_C, n_em=args.n_em,
-                          eps=args.ocr_eps, slack=args.ocr_slack, master=args.master, reps=reps, path=path)}
+                          eps=args.ocr_eps, slack=args.ocr_slack, master=args.ocr_master, solver=args.ocr_solver,
+                          reps=reps, path=path)}
 
 
 # ---------------------------------------------------------------------------------------------- output
