@@ -6,6 +6,11 @@ LP masters whose rows are linear in the working set's ΔF, the program hands HiG
 round instead and loads the solution back into the Pyomo variables; the Pyomo rows themselves are written on demand
 (``Program.materialise``) before exports, inspection or solves through Pyomo's interfaces. A test checks that both
 routes reach the same optimum.
+
+The Gram dual masters (``m3n``'s and its metric-scaled form in ``lapm3n``/``adapm3n``) go the same way for their QP:
+Pyomo's interfaces re-walk the whole ½αᵀGα expression (r² terms) on every solve, which made Pyomo 80 % of the run
+time on OCR; :class:`GramDualQP` keeps one column per cut, one budget row per slack and the Hessian in one highspy
+object.
 """
 from __future__ import annotations
 
@@ -76,3 +81,122 @@ class NativeLP:
             # HiGHS's row duals: for a ≥ row of a minimisation the multiplier is ≥ 0 (our sign convention)
             duals = np.asarray(sol.row_dual, dtype=float)
         return status, duals
+
+
+def _lower_triangle_csc(G):
+    """The lower triangle of a symmetric dense G in CSC arrays (start, index, value), as HiGHS's triangular Hessian
+    wants them: column j holds G[j:, j] (no sparse conversion; HiGHS drops the zero entries itself). G's two
+    triangles may differ in the last bits (each new cut's block comes from one matrix product); the lower one is
+    read."""
+    r = G.shape[0]
+    col, row = np.triu_indices(r)        # column by column, rows j..r−1 of column j
+    start = np.zeros(r + 1, dtype=np.int32)
+    np.cumsum(np.arange(r, 0, -1), out=start[1:])
+    return start, row.astype(np.int32), G[row, col]
+
+
+class GramDualQP:
+    """The Gram dual master min ½αᵀGα − Δℓᵀα s.t. Σ_{r∈Sᵢ} α_r ≤ C·slack_scale, α ≥ 0 in one highspy object (the
+    negated maximisation of Theorem 3, ICML 2008 Laplace M³N, as HiGHS wants a convex minimisation).
+
+    One column per cut and one budget row per slack are kept for the life of the model; the Hessian G is passed again
+    when cuts arrive or, after ``model._gram_stale`` is set (a new metric), recomputed whole. The α values are loaded
+    back into the Pyomo variables ``model.ws.components``.
+
+    Parameters
+    ----------
+    gram_rows : callable(model, rows: list of int) -> ndarray, shape (len(rows), r)
+        Rows of the Gram matrix against every cut so far: ⟨ΔF_p, ΔF_q⟩ for ``m3n``, ΔF diag(D) ΔFᵀ for a metric D.
+    rescale : bool
+        Hand HiGHS the objective s·(½αᵀGα − Δℓᵀα) with s = 1/max Gₖₖ when that diagonal is below 1 (the reported
+        objective is divided by s again). HiGHS's active-set QP works to absolute tolerances and stalled (300,000
+        iterations, no optimum) on an EM master whose rescaled Gram entries were all below 0.5 (λ = 13,020, rank 17
+        of 699); scaled to max Gₖₖ = 1 it took 0.1 s.
+    time_limit : float or None
+        Seconds one solve may take unless the caller gives its own limit (None: no limit); a stalled active-set QP
+        then ends as a SolverError instead of hanging the cutting-plane loop.
+    """
+
+    def __init__(self, gram_rows, rescale=False, time_limit=None):
+        import highspy
+        self.highspy = highspy
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.gram_rows = gram_rows
+        self.rescale = rescale
+        self.time_limit = time_limit
+        self.G = np.zeros((0, 0))
+        self.n_cols = 0
+        self.row_of_slack = {}
+        self.scale = 1.0
+
+    @classmethod
+    def of(cls, model, gram_rows, **kw):
+        """The object kept on ``model`` (made on the first call with these arguments)."""
+        qp = getattr(model, "_gram_qp", None)
+        if qp is None:
+            qp = model._gram_qp = cls(gram_rows, **kw)
+        return qp
+
+    def sync(self, model):
+        highspy, h, ws = self.highspy, self.h, model.ws
+        r = ws.size
+        stale = getattr(model, "_gram_stale", False)
+        if r > self.n_cols or stale:
+            if stale:
+                self.G = self.gram_rows(model, list(range(r)))
+            else:
+                new = list(range(self.n_cols, r))
+                rows = self.gram_rows(model, new)
+                G = np.zeros((r, r))
+                G[: self.n_cols, : self.n_cols] = self.G
+                G[new, :] = rows
+                G[:, new] = rows.T
+                self.G = G
+            model._gram_stale = False
+            dl, ex = ws.dl_array(), ws.example_array()
+            budget = float(model.C.value) * model.slack_scale
+            new_pos = np.arange(self.n_cols, r)
+            for slack in ex[new_pos]:
+                if int(slack) not in self.row_of_slack:
+                    self.row_of_slack[int(slack)] = h.getNumRow()
+                    h.addRow(-highspy.kHighsInf, budget, 0, np.zeros(0, np.int32), np.zeros(0))
+            if len(new_pos):
+                # one call for all new columns: each single addCol re-sizes the Hessian HiGHS already holds
+                rows_of = np.array([self.row_of_slack[int(e)] for e in ex[new_pos]], dtype=np.int32)
+                m_new = len(new_pos)
+                h.addCols(m_new, np.zeros(m_new), np.zeros(m_new), np.full(m_new, highspy.kHighsInf), m_new,
+                          np.arange(m_new, dtype=np.int32), rows_of, np.ones(m_new))
+            self.n_cols = r
+            gmax = float(self.G.diagonal().max()) if r else 0.0
+            self.scale = 1.0 / gmax if self.rescale and 0 < gmax < 1 else 1.0
+            h.changeColsCost(r, np.arange(r, dtype=np.int32), -self.scale * dl)
+            start, index, value = _lower_triangle_csc(self.scale * self.G)
+            # the array overload: filling a HighsHessian's fields converts element by element
+            h.passHessian(r, len(value), highspy.HessianFormat.kTriangular, start, index, value)
+        for pos, active in enumerate(ws.active):
+            if not active:
+                h.changeColBounds(pos, 0.0, 0.0)
+
+    def solve(self, model, raise_on_failure=True, time_limit=None, **_):
+        """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
+        objective the dual master's maximum), checked by :func:`mmprog.solvers._finish` in HiGHS's own words."""
+        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
+        self.sync(model)
+        h = self.h
+        limit = time_limit or self.time_limit
+        h.setOptionValue("time_limit", float(limit) if limit else float("inf"))
+        t0 = time.perf_counter()
+        h.run()
+        elapsed = time.perf_counter() - t0
+        st = h.getModelStatus()
+        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
+        alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
+        status = SolveStatus(termination, "optimal" if alpha is not None else "none",
+                             f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
+                             None if alpha is None else -float(h.getInfo().objective_function_value) / self.scale)
+        _finish("highs", status, raise_on_failure)
+        if alpha is not None:
+            for var, a in zip(model.ws.components, alpha):
+                var.set_value(max(a, 0.0), skip_validation=True)
+        return status

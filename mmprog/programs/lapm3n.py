@@ -36,12 +36,12 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import ParameterError, check_param
 from ..solvers import ProblemClass
+from ._highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
 # ``master="auto"``: the primal (readable; HiGHS's active-set QP copes) up to this many joint features, the Gram
 # dual above — the same rule as ``m3n``
 from .m3n import AUTO_DUAL_DIM as AUTO_PRIMAL_DIM
 from .working_set import WorkingSet, values_of
-
 
 
 def scaled_gram(F, D, rows=None):
@@ -66,6 +66,16 @@ def scaled_gram(F, D, rows=None):
         Fd = F.toarray()
         return (Fd[idx] * D) @ Fd.T
     return np.asarray((sp.csr_matrix(F[idx].multiply(D[None, :])) @ F.T).todense())
+
+
+#: seconds one native HiGHS solve of the Gram dual may take before it counts as failed (a cutting-plane master
+#: needing more is pathological; see ``rescale`` of :class:`~mmprog.programs._highs_native.GramDualQP`)
+QP_TIME_LIMIT = 600.0
+
+
+def _scaled_gram_rows(model, rows):
+    """Rows of G_D = ΔF diag(D) ΔFᵀ for the model's current metric D (:class:`GramDualQP`)."""
+    return scaled_gram(model.ws.dF(), model.metric, rows)
 
 
 class DiagonalM3N(Program):
@@ -234,11 +244,15 @@ class DiagonalM3N(Program):
         m._quad_done = ws.size
 
     def solve(self, model, solver, **kw):
-        """The dual master with HiGHS goes through one persistent highspy object built from the same arrays (see
-        ``m3n``: Pyomo would re-walk the r² Gram terms on every solve); anything else through Pyomo."""
+        """The dual master with HiGHS goes through one persistent highspy object built from the same arrays
+        (:class:`~mmprog.programs._highs_native.GramDualQP` with G_D, the objective rescaled when G_D's diagonal is
+        small and a per-solve time guard); anything else through Pyomo."""
         self._metric = model.metric
         if model.master == "dual" and solver.name == "highs":
-            return _ScaledGramHighs.of(model).solve(model, **kw)
+            qp = GramDualQP.of(model, _scaled_gram_rows, rescale=True, time_limit=QP_TIME_LIMIT)
+            status = qp.solve(model, **kw)
+            model.solved_with = "highs"
+            return status
         return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     # --- reading back -----------------------------------------------------------------------------------
@@ -270,110 +284,6 @@ class DiagonalM3N(Program):
 
     def _extra(self, model, w):
         return {"master": model.master}
-
-
-#: seconds one native HiGHS solve of the Gram dual may take before it counts as failed (a cutting-plane master
-#: needing more is pathological; see the scaling note in :meth:`_ScaledGramHighs.sync`)
-QP_TIME_LIMIT = 600.0
-
-
-def _lower_triangle_csc(G):
-    """The lower triangle of a symmetric dense G in CSC arrays (start, index, value), as HiGHS's triangular Hessian
-    wants them: column j holds rows j..r−1, i.e. the upper triangle of G read row by row (no sparse conversion)."""
-    r = G.shape[0]
-    rows, cols = np.triu_indices(r)
-    start = np.zeros(r + 1, dtype=np.int32)
-    np.cumsum(np.arange(r, 0, -1), out=start[1:])
-    return start, cols.astype(np.int32), G[rows, cols]
-
-
-class _ScaledGramHighs:
-    """The dual master min ½αᵀG_Dα − Δℓᵀα s.t. budgets, α ≥ 0 in one highspy object: one column per cut and one
-    budget row per slack, kept for the life of the model; the Hessian G_D is passed again when cuts arrive or the
-    metric D changes."""
-
-    def __init__(self):
-        import highspy
-        self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", False)
-        self.G = np.zeros((0, 0))
-        self.n_cols = 0
-        self.row_of_slack = {}
-        self.scale = 1.0
-
-    @classmethod
-    def of(cls, model):
-        qp = getattr(model, "_scaled_gram_qp", None)
-        if qp is None:
-            qp = model._scaled_gram_qp = cls()
-        return qp
-
-    def sync(self, model):
-        import highspy
-        ws, h = model.ws, self.h
-        r = ws.size
-        stale = getattr(model, "_gram_stale", False)
-        if r > self.n_cols or stale:
-            if stale:
-                self.G = scaled_gram(ws.dF(), model.metric)
-            else:
-                new = list(range(self.n_cols, r))
-                rows = scaled_gram(ws.dF(), model.metric, new)
-                G = np.zeros((r, r))
-                G[: self.n_cols, : self.n_cols] = self.G
-                G[new, :] = rows
-                G[:, new] = rows.T
-                self.G = G
-            model._gram_stale = False
-            dl, ex = ws.dl_array(), ws.example_array()
-            budget = float(pyo.value(model.C)) * model.slack_scale
-            new_pos = np.arange(self.n_cols, r)
-            for slack in ex[new_pos]:
-                if int(slack) not in self.row_of_slack:
-                    self.row_of_slack[int(slack)] = h.getNumRow()
-                    h.addRow(-highspy.kHighsInf, budget, 0, np.zeros(0, np.int32), np.zeros(0))
-            if len(new_pos):
-                # one call for all new columns: each single addCol re-sizes the Hessian HiGHS already holds
-                rows_of = np.array([self.row_of_slack[int(e)] for e in ex[new_pos]], dtype=np.int32)
-                m_new = len(new_pos)
-                h.addCols(m_new, np.zeros(m_new), np.zeros(m_new), np.full(m_new, highspy.kHighsInf), m_new,
-                          np.arange(m_new, dtype=np.int32), rows_of, np.ones(m_new))
-            self.n_cols = r
-            # HiGHS gets the objective s·(½αᵀGα − Δℓᵀα) with s = 1/max Gₖₖ when that diagonal is below 1: its
-            # active-set QP works to absolute tolerances and stalled (300,000 iterations, no optimum) on an EM master
-            # whose rescaled Gram entries were all below 0.5 (λ = 13,020, rank 17 of 699); scaled to max Gₖₖ = 1 it
-            # took 0.1 s. Larger Grams (M³N's, Σ = I) are left as they are, like m3n's dual master.
-            gmax = float(self.G.diagonal().max()) if r else 0.0
-            self.scale = 1.0 / gmax if 0 < gmax < 1 else 1.0
-            h.changeColsCost(r, np.arange(r, dtype=np.int32), -self.scale * dl)
-            start, index, value = _lower_triangle_csc(self.scale * self.G)
-            # the array overload: filling a HighsHessian's fields converts element by element
-            h.passHessian(r, len(value), highspy.HessianFormat.kTriangular, start, index, value)
-        for pos, active in enumerate(ws.active):
-            if not active:
-                h.changeColBounds(pos, 0.0, 0.0)
-
-    def solve(self, model, raise_on_failure=True, **kw):
-        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
-        self.sync(model)
-        h = self.h
-        # a stalled active-set QP ends as a SolverError instead of hanging the cutting-plane loop
-        h.setOptionValue("time_limit", float(kw.get("time_limit") or QP_TIME_LIMIT))
-        t0 = time.perf_counter()
-        h.run()
-        elapsed = time.perf_counter() - t0
-        st = h.getModelStatus()
-        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-        alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
-        status = SolveStatus(termination, "optimal" if alpha is not None else "none",
-                             f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
-                             None if alpha is None else -float(h.getInfo().objective_function_value) / self.scale)
-        _finish("highs", status, raise_on_failure)
-        if alpha is not None:
-            for var, a in zip(model.ws.components, alpha):
-                var.set_value(max(a, 0.0), skip_validation=True)
-        model.solved_with = "highs"
-        return status
 
 
 def _engine_kw(kw, deadline):

@@ -26,8 +26,14 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import ParameterError
 from ..solvers import ProblemClass
+from ._highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
+
+def _gram_rows(model, rows):
+    """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far (:class:`GramDualQP`)."""
+    return model.ws.gram_rows(rows)
+
 
 #: above this many joint features ``master="auto"`` takes the Gram dual (its size depends on the cuts only)
 AUTO_DUAL_DIM = 100
@@ -154,12 +160,12 @@ class M3N(Program):
     def solve(self, model, solver, **kw):
         """Solve the master. The Gram dual with HiGHS is handed over from the same arrays the Pyomo model was
         built from (G, Δℓ, the budgets), through one persistent highspy object that gets one column and one
-        Hessian row per cut: Pyomo's interfaces re-walk the whole ½αᵀGα expression (r² terms) on every solve,
-        which made Pyomo 80 % of the run time on OCR. The Pyomo model stays the statement of the program (export,
+        Hessian row per cut (:class:`~mmprog.programs._highs_native.GramDualQP`): Pyomo's interfaces re-walk the
+        whole ½αᵀGα expression (r² terms) on every solve. The Pyomo model stays the statement of the program (export,
         show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
         if model.master == "dual" and solver.name == "highs" and getattr(model, "native", True):
             model.solved_with = "highs"
-            return _GramDualHighs.of(model).solve(self, model, **kw)
+            return GramDualQP.of(model, _gram_rows).solve(model, **kw)
         return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     def drop_cuts(self, model, positions):
@@ -196,79 +202,3 @@ class M3N(Program):
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra={"master": model.master})
 
-
-class _GramDualHighs:
-    """The Gram dual master kept in one highspy object: min ½αᵀGα − Δℓᵀα s.t. budgets, α ≥ 0 (the negated
-    maximisation, as HiGHS wants a convex minimisation)."""
-
-    def __init__(self):
-        import highspy
-        self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", False)
-        self.G = np.zeros((0, 0))
-        self.n_cols = 0
-        self.row_of_slack = {}
-
-    @classmethod
-    def of(cls, model):
-        qp = getattr(model, "_gram_qp", None)
-        if qp is None:
-            qp = model._gram_qp = cls()
-        return qp
-
-    def sync(self, model):
-        import highspy
-        ws, h = model.ws, self.h
-        r = ws.size
-        if r > self.n_cols:
-            new = list(range(self.n_cols, r))
-            rows = ws.gram_rows(new)
-            G = np.zeros((r, r))
-            G[: self.n_cols, : self.n_cols] = self.G
-            G[new, :] = rows
-            G[:, new] = rows.T
-            self.G = G
-            dl = ws.dl_array()
-            ex = ws.example_array()
-            budget = float(pyo.value(model.C)) * model.slack_scale
-            for pos in new:
-                slack = int(ex[pos])
-                if slack not in self.row_of_slack:
-                    self.row_of_slack[slack] = h.getNumRow()
-                    h.addRow(-highspy.kHighsInf, budget, 0, np.zeros(0, np.int32), np.zeros(0))
-                h.addCol(-dl[pos], 0.0, highspy.kHighsInf, 1, np.array([self.row_of_slack[slack]], np.int32),
-                         np.array([1.0]))
-            self.n_cols = r
-            tri = np.tril(self.G)
-            # HiGHS takes the lower triangle column by column (CSC)
-            csc = __import__("scipy.sparse", fromlist=["csc_matrix"]).csc_matrix(tri)
-            hess = highspy.HighsHessian()
-            hess.dim_ = r
-            hess.format_ = highspy.HessianFormat.kTriangular
-            hess.start_ = csc.indptr.astype(np.int32)
-            hess.index_ = csc.indices.astype(np.int32)
-            hess.value_ = csc.data
-            h.passHessian(hess)
-        for pos, active in enumerate(ws.active):
-            if not active:
-                h.changeColBounds(pos, 0.0, 0.0)
-
-    def solve(self, program, model, raise_on_failure=True, **kw):
-        import time
-        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
-        self.sync(model)
-        h = self.h
-        t0 = time.perf_counter()
-        h.run()
-        elapsed = time.perf_counter() - t0
-        st = h.getModelStatus()
-        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-        alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
-        status = SolveStatus(termination, "optimal" if alpha is not None else "none",
-                             f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
-                             None if alpha is None else -float(h.getInfo().objective_function_value))
-        _finish("highs", status, raise_on_failure)
-        if alpha is not None:
-            for var, a in zip(model.ws.components, alpha):
-                var.set_value(max(a, 0.0), skip_validation=True)
-        return status
