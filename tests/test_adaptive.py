@@ -2,115 +2,16 @@
 
 Ground truth is independent of mmprog's feature map, programs and solver registry: every labeling of every example
 of a tiny chain data set is an explicit constraint, features are computed by explicit loops, and the full QP / LP
-is handed to highspy directly. The helpers below are shared with tests/test_laplace.py and
-tests/test_projections.py.
+is handed to highspy directly (tests/_enumerated.py; P4 and P1′ are written here, P1′ is shared with
+tests/test_projections.py).
 """
-import itertools
-
-import highspy
 import numpy as np
 import pytest
 
 import mmprog
-from mmprog.datasets.base import SequenceDataset
 from mmprog.exceptions import ParameterError
 
-K, T, D = 2, 4, 3
-
-
-def tiny(seed, n=12, irrelevant=0, noise=0.3):
-    """n sequences of T positions with D relevant and ``irrelevant`` pure-noise input features, K labels."""
-    rng = np.random.default_rng(seed)
-    X = [rng.normal(size=(T, D + irrelevant)) for _ in range(n)]
-    w_true = rng.normal(size=(D, K))
-    Y = [np.argmax(x[:, :D] @ w_true + noise * rng.normal(size=(T, K)), axis=1) for x in X]
-    return SequenceDataset(X, Y, K)
-
-
-def joint_f(x, y, k=K):
-    """f(x, y) = [Σ_t x_t ⊗ e(y_t), Σ_t e(y_t) ⊗ e(y_t+1)] by explicit loops."""
-    d = x.shape[1]
-    f = np.zeros(d * k + k * k)
-    for t in range(len(y)):
-        for j in range(d):
-            f[j * k + y[t]] += x[t, j]
-        if t + 1 < len(y):
-            f[d * k + y[t] * k + y[t + 1]] += 1
-    return f
-
-
-def all_constraints(ds):
-    """ΔF rows, Δℓ and the example of every (example, labeling) pair."""
-    rows, losses, ex = [], [], []
-    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
-        fy = joint_f(x, y)
-        for lab in itertools.product(range(K), repeat=len(y)):
-            lab = np.array(lab)
-            rows.append(fy - joint_f(x, lab))
-            losses.append(float(np.sum(lab != y)))
-            ex.append(i)
-    return np.array(rows), np.array(losses), np.array(ex)
-
-
-def hinge(ds, w):
-    """Hᵢ(w) = max_y Δℓᵢ(y) − wᵀΔfᵢ(y) by enumeration, shape (n,)."""
-    A, l, ex = all_constraints(ds)
-    h = l - A @ w
-    out = np.full(len(ds), -np.inf)
-    np.maximum.at(out, ex, h)
-    return np.maximum(out, 0.0)
-
-
-def _highs(cost, lower, upper, rows, hess_diag=None):
-    """min ½ xᵀdiag(hess_diag)x + costᵀx s.t. lo ≤ a x ≤ hi for (a, lo, hi) in rows, lower ≤ x ≤ upper."""
-    nv = len(cost)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.addVars(nv, np.asarray(lower, float), np.asarray(upper, float))
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), np.asarray(cost, float))
-    for a, lo, hi in rows:
-        nz = np.nonzero(a)[0]
-        h.addRow(lo, hi, len(nz), nz.astype(np.int32), a[nz])
-    if hess_diag is not None:
-        nzc = [k for k in range(nv) if hess_diag[k] != 0]
-        hess = highspy.HighsHessian()
-        hess.dim_ = nv
-        hess.format_ = highspy.HessianFormat.kTriangular
-        start, index, value = [0], [], []
-        for k in range(nv):
-            if hess_diag[k] != 0:
-                index.append(k)
-                value.append(float(hess_diag[k]))
-            start.append(len(index))
-        hess.start_, hess.index_, hess.value_ = start, index, value
-        assert nzc
-        h.passHessian(hess)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    return h.getInfo().objective_function_value, np.array(h.getSolution().col_value)
-
-
-INF = highspy.kHighsInf
-
-
-def solve_diag_qp(ds, C, metric):
-    """min ½ Σ_{Dₖ>0} wₖ²/Dₖ + C Σ ξ s.t. all labelings, wₖ = 0 where Dₖ = 0 — P0 (D = 1), the Laplace QP (6)
-    (D = σ) and, with D = β²/(2λ), the adaptive QP (5) in w = β∘γ. Returns (optimum, w)."""
-    A, l, ex = all_constraints(ds)
-    m, dim = A.shape
-    n = len(ds)
-    D = np.asarray(metric, float)
-    lower = np.r_[np.where(D > 0, -INF, 0.0), np.zeros(n)]
-    upper = np.r_[np.where(D > 0, INF, 0.0), INF * np.ones(n)]
-    rows = []
-    for r in range(m):
-        a = np.zeros(dim + n)
-        a[:dim] = A[r]
-        a[dim + ex[r]] = 1.0
-        rows.append((a, l[r], INF))
-    hd = np.r_[np.where(D > 0, 1.0 / np.where(D > 0, D, 1.0), 0.0), np.zeros(n)]
-    opt, x = _highs(np.r_[np.zeros(dim), C * np.ones(n)], lower, upper, rows, hd)
-    return opt, x[:dim]
+from _enumerated import INF, all_constraints, hinge, highs_qp, solve_full, tiny
 
 
 def solve_p4(ds, C, lam):
@@ -132,7 +33,7 @@ def solve_p4(ds, C, lam):
     hd = np.zeros(nv)
     hd[2 * dim] = 2.0 * lam / dim
     cost = np.r_[np.zeros(2 * dim + 1), C * np.ones(n)]
-    opt, x = _highs(cost, np.zeros(nv), INF * np.ones(nv), rows, hd)
+    opt, x = highs_qp(cost, np.zeros(nv), INF * np.ones(nv), rows, hd)
     return opt, x[:dim] - x[dim:2 * dim]
 
 
@@ -148,7 +49,7 @@ def solve_p1_ball(ds, radius):
         a[:dim], a[dim:2 * dim] = A[r], -A[r]
         a[2 * dim + ex[r]] = 1.0
         rows.append((a, l[r], INF))
-    opt, x = _highs(np.r_[np.zeros(2 * dim), np.ones(n) / n], np.zeros(nv), INF * np.ones(nv), rows)
+    opt, x = highs_qp(np.r_[np.zeros(2 * dim), np.ones(n) / n], np.zeros(nv), INF * np.ones(nv), rows)
     return opt, x[:dim] - x[dim:2 * dim]
 
 
@@ -162,7 +63,7 @@ def test_one_em_round_solves_qp5_at_the_starting_beta(master):
     ds = tiny(seed=1)
     res = mmprog.fit(ds, program="adapm3n", C=C, lam=LAM, n_em=1, eps=1e-7, master=master)
     dim = len(res.w)
-    opt, w = solve_diag_qp(ds, C, np.full(dim, 0.5))
+    opt, w = solve_full(ds, C, metric=np.full(dim, 0.5))
     assert res.primal_objective == pytest.approx(opt, rel=1e-5, abs=1e-6)
     assert np.allclose(res.w, w, atol=1e-4)
     assert np.allclose(res.beta_history[0], np.sqrt(LAM))

@@ -2,8 +2,9 @@
 
 Ground truth for the dual models is independent of mmprog's feature map, programs and solver wrappers: every
 labeling of every example of a tiny instance is enumerated with features computed by explicit loops, the *primal*
-program (P0 or P1 over all labelings) is handed to highspy directly, and the explicit *dual* model built by
-mmprog.duality from the same rows must reach the same optimum (strong duality) and give back the same w.
+program (P0 or P1 over all labelings) is handed to highspy directly (tests/_enumerated.py), and the explicit *dual*
+model built by mmprog.duality from the same rows must reach the same optimum (strong duality) and give back the
+same w.
 
 The checks must be able to fail: each corrupted solution (w moved, ξ lowered or raised, α negative or over budget
 or put on a slack cut, a weight's sign flipped) must make the statement it violates fail, and only checks that
@@ -12,7 +13,6 @@ the corruption touches may fail.
 import copy
 import itertools
 
-import highspy
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -24,17 +24,9 @@ from mmprog.datasets import tiny_chain
 from mmprog.datasets.base import SequenceDataset
 from mmprog.solvers import get_solver
 
+from _enumerated import joint_f, solve_enumerated
+
 K, T, D = 2, 3, 2
-
-
-def joint_f(x, y):
-    f = np.zeros(D * K + K * K)
-    for t in range(len(y)):
-        for j in range(D):
-            f[j * K + y[t]] += x[t, j]
-        if t + 1 < len(y):
-            f[D * K + y[t] * K + y[t + 1]] += 1
-    return f
 
 
 def enumerated(n=5, seed=3):
@@ -44,49 +36,15 @@ def enumerated(n=5, seed=3):
     Y = [rng.integers(0, K, size=T) for _ in range(n)]
     rows, dl, ex = [], [], []
     for i, (x, y) in enumerate(zip(X, Y)):
-        fy = joint_f(x, y)
+        fy = joint_f(x, y, K)
         for lab in itertools.product(range(K), repeat=T):
             lab = np.array(lab)
             if (lab == y).all():
                 continue
-            rows.append(fy - joint_f(x, lab))
+            rows.append(fy - joint_f(x, lab, K))
             dl.append(float(np.sum(lab != y)))
             ex.append(i)
     return np.array(rows), np.array(dl), np.array(ex), n
-
-
-def primal_by_highspy(A, dl, ex, n, C, norm):
-    """min Ω(w) + C Σ ξ s.t. A w + ξ_ex ≥ dl, by highspy directly; returns (optimum, w)."""
-    m, dim = A.shape
-    inf = highspy.kHighsInf
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    if norm == "l2":
-        nv, cost, lower = dim + n, np.r_[np.zeros(dim), C * np.ones(n)], np.r_[-inf * np.ones(dim), np.zeros(n)]
-        M = np.hstack([A, np.zeros((m, n))])
-        M[np.arange(m), dim + ex] = 1
-    else:
-        nv, cost, lower = 2 * dim + n, np.r_[0.5 * np.ones(2 * dim), C * np.ones(n)], np.zeros(2 * dim + n)
-        M = np.hstack([A, -A, np.zeros((m, n))])
-        M[np.arange(m), 2 * dim + ex] = 1
-    h.addVars(nv, lower, inf * np.ones(nv))
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
-    for r in range(m):
-        nz = np.nonzero(M[r])[0]
-        h.addRow(dl[r], inf, len(nz), nz.astype(np.int32), M[r, nz])
-    if norm == "l2":
-        hess = highspy.HighsHessian()
-        hess.dim_ = nv
-        hess.format_ = highspy.HessianFormat.kTriangular
-        hess.start_ = list(range(dim + 1)) + [dim] * n
-        hess.index_ = list(range(dim))
-        hess.value_ = [1.0] * dim
-        h.passHessian(hess)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    sol = np.array(h.getSolution().col_value)
-    w = sol[:dim] if norm == "l2" else sol[:dim] - sol[dim:2 * dim]
-    return h.getInfo().objective_function_value, w
 
 
 def arrays_of(A, dl, ex, n, budget):
@@ -97,7 +55,7 @@ def arrays_of(A, dl, ex, n, budget):
 @pytest.mark.parametrize("C", [0.1, 2.0])
 def test_p0_dual_model_equals_full_primal(C):
     A, dl, ex, n = enumerated()
-    opt, w = primal_by_highspy(A, dl, ex, n, C, "l2")
+    opt, w = solve_enumerated(A, dl, ex, n, C, "l2")
     dm = duality.p0_dual_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(dm)
     assert pyo.value(dm.objective) == pytest.approx(opt, rel=1e-6, abs=1e-7)
@@ -116,7 +74,7 @@ def test_p0_dual_model_equals_full_primal(C):
 @pytest.mark.parametrize("C", [0.1, 2.0])
 def test_p1_dual_model_equals_full_primal_and_gives_it_back(C):
     A, dl, ex, n = enumerated(seed=4)
-    opt, w = primal_by_highspy(A, dl, ex, n, C, "l1")
+    opt, w = solve_enumerated(A, dl, ex, n, C, "l1")
     dm = duality.p1_dual_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(dm)
     assert pyo.value(dm.objective) == pytest.approx(opt, rel=1e-9, abs=1e-9)

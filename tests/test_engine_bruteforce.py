@@ -1,99 +1,16 @@
 """The cutting-plane optimum equals the full program with every labeling as an explicit constraint.
 
-Ground truth is independent of mmprog's feature map, programs and solver registry: features are computed here by
-explicit loops over positions, every labeling of every example is enumerated, and the full QP/LP is handed to
-highspy directly.
+Ground truth is independent of mmprog's feature map, programs and solver registry (tests/_enumerated.py): features
+are computed by explicit loops over positions, every labeling of every example is enumerated, and the full QP/LP is
+handed to highspy directly.
 """
-import itertools
-
-import highspy
 import numpy as np
 import pytest
 
 import mmprog
 from mmprog.datasets.base import SequenceDataset
 
-K, T, D, N = 2, 4, 3, 12
-
-
-def tiny(seed, n=N, sparse_irrelevant=0):
-    rng = np.random.default_rng(seed)
-    X = [rng.normal(size=(T, D + sparse_irrelevant)) for _ in range(n)]
-    w_true = rng.normal(size=(D, K))
-    Y = []
-    for x in X:
-        s = x[:, :D] @ w_true + 0.3 * rng.normal(size=(T, K))
-        Y.append(np.argmax(s, axis=1))
-    return SequenceDataset(X, Y, K)
-
-
-def joint_f(x, y, k=K):
-    """f(x, y) = [Σ_t x_t ⊗ e(y_t), Σ_t e(y_t) ⊗ e(y_t+1)] by explicit loops."""
-    d = x.shape[1]
-    f = np.zeros(d * k + k * k)
-    for t in range(len(y)):
-        for j in range(d):
-            f[j * k + y[t]] += x[t, j]
-        if t + 1 < len(y):
-            f[d * k + y[t] * k + y[t + 1]] += 1
-    return f
-
-
-def full_constraints(ds):
-    rows, losses, ex = [], [], []
-    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
-        fy = joint_f(x, y)
-        for lab in itertools.product(range(K), repeat=len(y)):
-            lab = np.array(lab)
-            rows.append(fy - joint_f(x, lab))
-            losses.append(float(np.sum(lab != y)))
-            ex.append(i)
-    return np.array(rows), np.array(losses), np.array(ex)
-
-
-def solve_full(ds, C, norm):
-    """min Ω(w) + C Σ ξ s.t. wᵀΔf ≥ Δℓ − ξ_i for all labelings, by highspy directly."""
-    A, l, ex = full_constraints(ds)
-    m, dim = A.shape
-    n = len(ds)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    inf = highspy.kHighsInf
-    if norm == "l2":
-        nv = dim + n
-        cost = np.r_[np.zeros(dim), C * np.ones(n)]
-        lower = np.r_[-inf * np.ones(dim), np.zeros(n)]
-        M = np.zeros((m, nv))
-        M[:, :dim] = A
-        M[np.arange(m), dim + ex] = 1
-    else:  # w = μ − ν
-        nv = 2 * dim + n
-        cost = np.r_[0.5 * np.ones(2 * dim), C * np.ones(n)]
-        lower = np.zeros(nv)
-        M = np.zeros((m, nv))
-        M[:, :dim] = A
-        M[:, dim:2 * dim] = -A
-        M[np.arange(m), 2 * dim + ex] = 1
-    upper = inf * np.ones(nv)
-    h.addVars(nv, lower, upper)
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
-    for r in range(m):
-        nz = np.nonzero(M[r])[0]
-        h.addRow(l[r], inf, len(nz), nz.astype(np.int32), M[r, nz])
-    if norm == "l2":
-        # Hessian of ½‖w‖²: identity on the w block (lower triangle, CSC)
-        hess = highspy.HighsHessian()
-        hess.dim_ = nv
-        hess.format_ = highspy.HessianFormat.kTriangular
-        hess.start_ = list(range(dim + 1)) + [dim] * n
-        hess.index_ = list(range(dim))
-        hess.value_ = [1.0] * dim
-        h.passHessian(hess)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    sol = np.array(h.getSolution().col_value)
-    w = sol[:dim] if norm == "l2" else sol[:dim] - sol[dim:2 * dim]
-    return h.getInfo().objective_function_value, w
+from _enumerated import D, K, solve_full, tiny
 
 
 CASES = [("m3n", {"master": "primal"}), ("m3n", {"master": "dual"}), ("l1m3n", {})]
@@ -125,7 +42,7 @@ def test_cutting_plane_matches_full_program(program, kw, slack, solver):
 
 
 def test_l1_solution_is_exactly_sparse_on_irrelevant_features():
-    ds = tiny(seed=5, n=30, sparse_irrelevant=6)
+    ds = tiny(seed=5, n=30, irrelevant=6)
     res = mmprog.fit(ds, program="l1m3n", C=0.05, solver="highs", eps=1e-6)
     blocks = res.weights()
     irrelevant = blocks["state"][D:]

@@ -1,12 +1,14 @@
 """Dependency trees through the same engine: the cutting-plane optimum equals the program with every tree of every
-4-word sentence as an explicit constraint (solved by highspy directly, outside mmprog's programs and solvers)."""
+4-word sentence as an explicit constraint (solved by highspy directly, outside mmprog's programs and solvers:
+tests/_enumerated.py)."""
 import itertools
 
-import highspy
 import numpy as np
 import pytest
 
 import mmprog
+
+from _enumerated import solve_enumerated
 
 arcs = pytest.importorskip("mmprog.features.arcs")
 
@@ -44,26 +46,7 @@ def full_optimum(fmap, prep, C):
         losses.append(dl)
         ex.append(np.full(len(trees), i))
     A, l, ex = np.vstack(rows), np.concatenate(losses), np.concatenate(ex)
-    m, dim = A.shape
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    inf = highspy.kHighsInf
-    nv = dim + n
-    h.addVars(nv, np.r_[-inf * np.ones(dim), np.zeros(n)], inf * np.ones(nv))
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), np.r_[np.zeros(dim), C * np.ones(n)])
-    for r in range(m):
-        nz = np.nonzero(A[r])[0]
-        h.addRow(l[r], inf, len(nz) + 1, np.r_[nz, dim + ex[r]].astype(np.int32), np.r_[A[r, nz], 1.0])
-    hess = highspy.HighsHessian()
-    hess.dim_ = nv
-    hess.format_ = highspy.HessianFormat.kTriangular
-    hess.start_ = list(range(dim + 1)) + [dim] * n
-    hess.index_ = list(range(dim))
-    hess.value_ = [1.0] * dim
-    h.passHessian(hess)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    return h.getInfo().objective_function_value
+    return solve_enumerated(A, l, ex, n, C)[0]
 
 
 @pytest.mark.parametrize("slack", ["n", "one"])

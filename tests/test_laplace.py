@@ -1,7 +1,7 @@
 """The Laplace M³N by the variational Algorithm 1 of Zhu, Xing & Zhang (ICML 2008) and its Theorem 3.
 
 Ground truth: the QP (6) over every labeling of a tiny data set, solved by highspy directly, with Σ computed here in
-closed form from (7) (helpers in tests/test_adaptive.py).
+closed form from (7) (helpers in tests/_enumerated.py).
 """
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import pytest
 import mmprog
 from mmprog.exceptions import ParameterError
 
-from test_adaptive import solve_diag_qp, tiny
+from _enumerated import solve_full, tiny
 
 C, LAM = 0.8, 3.0
 
@@ -25,7 +25,7 @@ def test_theorem3_one_step_is_exactly_m3n(master):
     assert lap.primal_objective == m3n.primal_objective
     assert np.array_equal(lap.sigma, np.ones(len(lap.w)))
     # and both are P0's optimum over every labeling
-    opt, w = solve_diag_qp(ds, C, np.ones(len(lap.w)))
+    opt, w = solve_full(ds, C, metric=np.ones(len(lap.w)))
     assert lap.primal_objective == pytest.approx(opt, rel=1e-5, abs=1e-6)
     assert np.allclose(lap.w, w, atol=1e-3)
 
@@ -39,7 +39,7 @@ def test_variational_steps_follow_update_7(master):
     sigma = np.ones(dim)
     for step in range(3):
         assert np.allclose(res.sigma_history[step], sigma, rtol=1e-4, atol=1e-6)
-        opt, w = solve_diag_qp(ds, C, sigma)
+        opt, w = solve_full(ds, C, metric=sigma)
         if step < 2:
             sigma = np.sqrt((sigma + w ** 2) / LAM)
     assert np.allclose(res.w, w, atol=1e-4)

@@ -2,8 +2,9 @@
 learned template weights.
 
 Ground truth is independent of mmprog's programs: problem (3) with every labeling of every example as an explicit
-constraint is built here from features computed by explicit loops and solved by Ipopt directly (its own Pyomo
-model); Gram matrices, θ, primal and dual values are recomputed here from the cut data with dense numpy.
+constraint is built here from features computed by explicit loops (tests/_enumerated.py) and solved by Ipopt
+directly (its own Pyomo model); Gram matrices, θ, primal and dual values are recomputed here from the cut data with
+dense numpy.
 """
 import itertools
 
@@ -15,6 +16,8 @@ import scipy.sparse as sp
 import mmprog
 from mmprog.datasets.base import SequenceDataset
 from mmprog.solvers import get_solver
+
+from _enumerated import joint_f
 
 K = 2
 
@@ -50,18 +53,6 @@ def grouped(seed, n=10, T=3, groups=(0, 0, 1, 1), noise=0.3):
     return SequenceDataset(X, Y, K, groups=groups, group_names=[f"t{j}" for j in range(m)])
 
 
-def joint_f(x, y):
-    """f(x, y) = [Σ_t x_t ⊗ e(y_t), Σ_t e(y_t) ⊗ e(y_{t+1})] by explicit loops (state index j·K + k)."""
-    d = x.shape[1]
-    f = np.zeros(d * K + K * K)
-    for t in range(len(y)):
-        for j in range(d):
-            f[j * K + y[t]] += x[t, j]
-        if t + 1 < len(y):
-            f[d * K + y[t] * K + y[t + 1]] += 1
-    return f
-
-
 def feature_groups(ds):
     """Template of every joint feature: input feature j's group for its K state features, then the transitions."""
     g = np.asarray(ds.groups)
@@ -83,10 +74,10 @@ def solve_problem3(ds, C):
     for j in m.t:
         m.c.add(sum(m.w[k] ** 2 for k in np.nonzero(groups == j)[0]) <= m.t[j] ** 2)
     for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
-        fy = joint_f(x, y)
+        fy = joint_f(x, y, K)
         for lab in itertools.product(range(K), repeat=len(y)):
             lab = np.array(lab)
-            df = fy - joint_f(x, lab)
+            df = fy - joint_f(x, lab, K)
             m.c.add(sum(float(df[k]) * m.w[k] for k in np.nonzero(df)[0]) >= float(np.sum(lab != y)) - m.xi[i])
     m.obj = pyo.Objective(expr=0.5 * m.u ** 2 + C * sum(m.xi[i] for i in m.xi))
     res = pyo.SolverFactory("cyipopt").solve(m, options={"tol": 1e-10})

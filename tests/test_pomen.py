@@ -3,12 +3,11 @@
 Every reference quantity — joint features f(x, y, z), expectations over z, the β-dual (12) written over all
 labelings, p(z), the P2 objective (7), the fully enumerated M³N QPs — is computed in this file by explicit loops over
 nodes and by enumerating every observed labeling y and hidden labeling z, independently of mmprog's feature maps,
-kernels and programs; QPs go to highspy directly and the explicit β-dual to Ipopt through its own Pyomo model
-(log Σ exp written as an expression, no grey box).
+kernels and programs; QPs go to highspy directly (tests/_enumerated.py) and the explicit β-dual to Ipopt through its
+own Pyomo model (log Σ exp written as an expression, no grey box).
 """
 import itertools
 
-import highspy
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -19,6 +18,8 @@ from mmprog.features.chain import ChainFeatureMap
 from mmprog.features.hierarchy import HierarchyFeatureMap
 from mmprog.programs import pomen as P
 from mmprog.solvers import get_solver
+
+from _enumerated import solve_enumerated
 
 
 def _ipopt_or_skip():
@@ -338,32 +339,6 @@ def test_expected_rows_and_separation_match_enumeration(shape):
         assert (l - r @ w)[0] == pytest.approx(best, abs=1e-10)
 
 
-def solve_qp(rows, losses, example, n, C):
-    """min ½‖w‖² + C Σ ξ s.t. rows w ≥ losses − ξ_example, ξ ≥ 0, by highspy directly."""
-    m, dim = rows.shape
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    inf = highspy.kHighsInf
-    nv = dim + n
-    h.addVars(nv, np.r_[-inf * np.ones(dim), np.zeros(n)], inf * np.ones(nv))
-    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), np.r_[np.zeros(dim), C * np.ones(n)])
-    for r in range(m):
-        coef = np.r_[rows[r], np.zeros(n)]
-        coef[dim + example[r]] = 1.0
-        nz = np.nonzero(coef)[0]
-        h.addRow(losses[r], inf, len(nz), nz.astype(np.int32), coef[nz])
-    hess = highspy.HighsHessian()
-    hess.dim_ = nv
-    hess.format_ = highspy.HessianFormat.kTriangular
-    hess.start_ = list(range(dim + 1)) + [dim] * n
-    hess.index_ = list(range(dim))
-    hess.value_ = [1.0] * dim
-    h.passHessian(hess)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    return h.getInfo().objective_function_value, np.array(h.getSolution().col_value)[:dim]
-
-
 def full_step1(ds, q_list, C):
     """The M³N problem (10) with every observed labeling of every example, expectations under product marginals."""
     K = ds.n_labels
@@ -375,7 +350,7 @@ def full_step1(ds, q_list, C):
         rows.append(np.einsum("yzd,z->yd", dF, pz))
         losses.append(dl)
         ex.append(np.full(len(Ys), i))
-    return solve_qp(np.vstack(rows), np.concatenate(losses), np.concatenate(ex), len(ds), C)
+    return solve_enumerated(np.vstack(rows), np.concatenate(losses), np.concatenate(ex), len(ds), C)
 
 
 @pytest.mark.parametrize("shape", ["chain", "tree"])

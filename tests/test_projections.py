@@ -113,7 +113,8 @@ def test_errors_name_the_parameter():
 # P1′ by the projected sub-gradient Algorithm 2, against P1′ as an LP over every labeling (highspy directly)
 
 def _p1_ball_case(seed, radius):
-    from test_adaptive import hinge, solve_p1_ball, tiny
+    from _enumerated import hinge, tiny
+    from test_adaptive import solve_p1_ball
     ds = tiny(seed=seed, n=12, irrelevant=3)
     opt, w_opt = solve_p1_ball(ds, radius)
     r0 = hinge(ds, np.zeros(len(w_opt))).mean()   # R_hinge at w = 0, the start
@@ -124,7 +125,7 @@ def _p1_ball_case(seed, radius):
 @pytest.mark.parametrize("radius", [0.5, 2.0])
 def test_batch_subgradient_reaches_the_p1_ball_optimum(radius):
     import mmprog
-    from test_adaptive import hinge
+    from _enumerated import hinge
     ds, opt, r0 = _p1_ball_case(22, radius)
     res = mmprog.fit(ds, program="l1m3n", algorithm="subgradient", lam=radius, max_iter=300)
     # Algorithm 2 returns the last iterate; its risk, recomputed here by enumeration, is near the LP optimum
@@ -139,7 +140,7 @@ def test_batch_subgradient_reaches_the_p1_ball_optimum(radius):
 
 def test_online_subgradient_reaches_the_p1_ball_optimum():
     import mmprog
-    from test_adaptive import hinge
+    from _enumerated import hinge
     ds, opt, r0 = _p1_ball_case(21, 2.0)
     res = mmprog.fit(ds, program="l1m3n", algorithm="subgradient", lam=2.0, max_iter=40, variant="online",
                      batch_size=3, output="best", schedule="inv_sqrt", seed=1)
@@ -149,7 +150,7 @@ def test_online_subgradient_reaches_the_p1_ball_optimum():
 
 def test_subgradient_parameters_are_checked():
     import mmprog
-    from test_adaptive import tiny
+    from _enumerated import tiny
     ds = tiny(seed=1)
     with pytest.raises(ParameterError, match="lam"):
         mmprog.fit(ds, program="l1m3n", algorithm="subgradient")
