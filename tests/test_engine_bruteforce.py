@@ -131,6 +131,42 @@ def test_one_slack_sum_equals_average_of_per_example_cuts(hidden):
     assert np.allclose(hinge, hinge_rows, atol=1e-9)
 
 
+@pytest.mark.parametrize("hidden", [False, True])
+def test_length_buckets_give_the_per_example_answers(hidden):
+    """A batch with one very long sequence (as CoNLL-2002's 1,238-token one) is decoded and separated in groups of
+    similar length; every answer equals the one of the example decoded alone (one example is never grouped)."""
+    import scipy.sparse as sp
+    from mmprog.features import ChainFeatureMap
+    from mmprog.features.chain import length_buckets
+    rng = np.random.default_rng(5)
+    lengths = np.r_[rng.integers(1, 12, 300), [1500, 40]]
+    X = [sp.random(int(n), 30, density=0.3, random_state=i, format="csr") for i, n in enumerate(lengths)]
+    Y = [rng.integers(0, 9, int(n)) for n in lengths]
+    if hidden:
+        Y = [np.where(rng.random(len(y)) < 0.2, -1, y) for y in Y]
+    ds = SequenceDataset(X, Y, 9)
+    groups = length_buckets(lengths, 9)
+    assert groups is not None and len(groups) > 1
+    assert np.array_equal(np.sort(np.concatenate(groups)), np.arange(len(lengths)))
+    assert all(len(g) * lengths[g].max() < 2 * lengths[g].sum() for g in groups)
+    assert length_buckets(lengths[:300], 9) is None          # small or evenly padded batches stay whole
+    fmap = ChainFeatureMap.from_dataset(ds)
+    prep = fmap.prepare(ds)
+    w = rng.normal(size=fmap.dim)
+    labels = fmap.decode(w, prep, loss_augmented=True)
+    dF_sum, dl_sum, hinge = fmap.separate_sum(w, prep)
+    ref_dF, ref_dl = np.zeros(fmap.dim), 0.0
+    for i, n in enumerate(lengths):
+        alone = fmap.decode(w, prep, [i], loss_augmented=True)
+        assert np.array_equal(labels[i, :n], alone[0, :n]) and np.all(labels[i, n:] == -1)
+        dF_i, dl_i, hinge_i = fmap.separate_sum(w, prep, [i])
+        ref_dF += dF_i
+        ref_dl += dl_i
+        assert hinge[i] == pytest.approx(hinge_i[0], abs=1e-9)
+    assert np.allclose(dF_sum, ref_dF, atol=1e-9)
+    assert dl_sum == ref_dl
+
+
 @pytest.mark.parametrize("program,kw", [("l1m3n", {}), ("m3n", {"master": "primal"}), ("m3n", {"master": "dual"})])
 def test_dropping_inactive_cuts_keeps_the_optimum(program, kw):
     ds = tiny(seed=23)

@@ -104,7 +104,10 @@ class WorkingSet:
         if F.shape[1] <= self.DENSE_MAX_DIM and F.nnz > self.DENSE_MIN_DENSITY * F.shape[0] * F.shape[1]:
             D = self._dense()
             return D[positions] @ D.T
-        return np.asarray((F[positions] @ F.T).todense())
+        # F @ (F[positions])ᵀ walks F's rows once; F[positions] @ Fᵀ would transpose the whole working set every
+        # round (CSC → CSR of every cut: 40 % of a round on full CoNLL-2002 NER). Same sums in the same order: rows
+        # keep sorted indices, so each entry adds the products of the shared columns in ascending column order.
+        return np.asarray((F @ F[positions].T).T.todense())
 
     def gram(self):
         """The full Gram matrix G (r, r)."""
