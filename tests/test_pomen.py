@@ -414,6 +414,39 @@ def test_em_rounds_do_not_increase_the_p2_objective(shape, init):
         assert hist[-1]["objective"] < hist[0]["objective"] - 1e-3
 
 
+def test_failed_batch_of_beta_duals_is_solved_one_example_at_a_time(monkeypatch):
+    """(12) is a sum of per-example problems: when Ipopt fails on a batch, the examples are solved one by one and
+    the fit equals the one-example-per-NLP fit; a failing single example still raises with the solver's words."""
+    _ipopt_or_skip()
+    from mmprog.exceptions import SolverError
+    from mmprog.datasets.synthetic import synthetic_hierarchy
+    ds = synthetic_hierarchy(n_instances=8, n_features=5, n_relevant=3, n_labels=3, seed=4)
+    kw = dict(C=1.0, n_em=1, eps=1e-6, init="posterior")
+    ref = mmprog.fit(ds, program="pomen", batch=1, **kw)
+    real = P.solve_beta_dual
+
+    def fails_on_batches(structure, prior, theta, transition, C, examples, solver, options=None):
+        if len(examples) > 1:
+            raise SolverError("the beta-dual (12) of examples ... ended with numerical (Ipopt "
+                              "Error_In_Step_Computation: test)", termination="numerical")
+        return real(structure, prior, theta, transition, C, examples, solver, options)
+
+    monkeypatch.setattr(P, "solve_beta_dual", fails_on_batches)
+    got = mmprog.fit(ds, program="pomen", batch=4, **kw)
+    assert [e.get("nlp_batches_split") for e in got.em_history if e["step"] == "z"] == [2]
+    assert np.allclose(got.w, ref.w, atol=1e-6)
+    for a, b in zip(got.hidden_marginals, ref.hidden_marginals):
+        assert np.allclose(a, b, atol=1e-6)
+
+    def always_fails(*args, **kwargs):
+        raise SolverError("the beta-dual (12) of examples [0]... ended with numerical (Ipopt "
+                          "Error_In_Step_Computation: test)", termination="numerical")
+
+    monkeypatch.setattr(P, "solve_beta_dual", always_fails)
+    with pytest.raises(SolverError, match="Error_In_Step_Computation"):
+        mmprog.fit(ds, program="pomen", batch=4, **kw)
+
+
 def _noisy_chain(seed, n, T=5, K=3, d=4):
     rng = np.random.default_rng(seed)
     X = [rng.normal(size=(T, d)) for _ in range(n)]

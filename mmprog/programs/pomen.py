@@ -60,7 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..cuts import Cuts
-from ..exceptions import DataError, ParameterError, check_param
+from ..exceptions import DataError, ParameterError, SolverError, check_param
 from ..features.hierarchy import PREDICT_RULES, expected_map_forest, hidden_forest, mixed_unary
 from .base import Dims, register
 from .m3n import M3N
@@ -838,13 +838,25 @@ class PoMEN(M3N):
         todo = np.flatnonzero(structure.n_mixed > 0)
         dual_total = float(self.C * np.sum(np.maximum(hinge0[structure.n_mixed == 0], 0.0)))
         self._step2_acceptable = 0
+        self._step2_split = 0
         for s in range(0, len(todo), self.batch):
             ex = todo[s:s + self.batch]
-            ph, hid, val, _, status = solve_beta_dual(structure, prior, theta, trans, self.C, ex, solver,
-                                                      self.nlp_options)
-            self._step2_acceptable += not status.ok
-            phi[hid] = ph
-            dual_total += val
+            try:
+                parts = [solve_beta_dual(structure, prior, theta, trans, self.C, ex, solver, self.nlp_options)]
+            except SolverError as exc:
+                if len(ex) == 1:
+                    raise
+                # (12) is a sum of independent per-example problems: a batch Ipopt could not solve (seen:
+                # Error_In_Step_Computation on a 5-example hierarchy batch) is solved again one example at a
+                # time, whose smaller KKT systems are better conditioned; a single example that fails still raises
+                log.warning("beta-dual (12): %s; solving its %d examples one by one", exc, len(ex))
+                self._step2_split += 1
+                parts = [solve_beta_dual(structure, prior, theta, trans, self.C, ex[k:k + 1], solver,
+                                         self.nlp_options) for k in range(len(ex))]
+            for ph, hid, val, _, status in parts:
+                self._step2_acceptable += not status.ok
+                phi[hid] = ph
+                dual_total += val
         return phi, dual_total, time.perf_counter() - t0
 
     def init_tilt(self, w, structure, base, prepared):
@@ -951,7 +963,7 @@ class PoMEN(M3N):
             _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
             record("z", r, w, kl, np.maximum(hinge, 0.0), dual_objective=0.5 * float(w @ w) + dual_total,
                    seconds=t2, nlp_solves=int(-(-len(np.flatnonzero(structure.n_mixed > 0)) // self.batch)),
-                   nlp_acceptable=self._step2_acceptable)
+                   nlp_acceptable=self._step2_acceptable, nlp_batches_split=self._step2_split)
         self._seed = None
         timings["total"] = time.perf_counter() - self._t_start
         hidden_marginals = [q[structure.offsets[i]:structure.offsets[i + 1]] for i in range(structure.n)]

@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from ..exceptions import SolverError
+
 DEFAULT_FRACTIONS = (0.05, 0.10, 0.20, 0.30, 0.40, 0.50)
 DEFAULT_HIDDEN = (0.1, 0.2, 0.3, 0.4, 0.5)
 
@@ -135,7 +137,7 @@ def run_hierarchy(args, reps, log):
     test, test_truth = synthetic_hierarchy(n_instances=args.test, seed=10_000 + args.seed, return_truth=True, **gen)
     test_full = HierarchicalDataset(test.X, test.parents, test_truth["Y"], K)
     results = {m: {f: {"f1": [], "block": [], "seconds": []} for f in fractions} for m in HIER_METHODS}
-    em_traces = []
+    em_traces, failures = [], []
     for r in range(reps):
         pool, truth = synthetic_hierarchy(n_instances=args.pool, seed=args.seed * 1000 + r, return_truth=True, **gen)
         pool_full = HierarchicalDataset(pool.X, pool.parents, truth["Y"], K)
@@ -146,17 +148,23 @@ def run_hierarchy(args, reps, log):
             part, full = pool.subset(idx), pool_full.subset(idx)
             common = dict(C=args.C, eps=args.eps, master=args.master, slack=args.slack, solver=args.solver)
             fits = {}
-            t = time.perf_counter()
-            fits["M3N (hidden revealed)"] = (mmprog.fit(full, program="m3n", **common), time.perf_counter() - t)
-            t = time.perf_counter()
-            fits["M3N (observed leaves)"] = (mmprog.fit(part, program="m3n", **common), time.perf_counter() - t)
-            t = time.perf_counter()
-            fits["PoMEN (paper)"] = (mmprog.fit(part, program="pomen", n_em=args.n_em, init="prior",
-                                                predict="h2-prior", **common), time.perf_counter() - t)
-            t = time.perf_counter()
-            post = mmprog.fit(part, program="pomen", n_em=args.n_em, init="posterior", predict="h2-posterior",
-                              **common)
-            fits["PoMEN (posterior start)"] = (post, time.perf_counter() - t)
+            try:
+                t = time.perf_counter()
+                fits["M3N (hidden revealed)"] = (mmprog.fit(full, program="m3n", **common), time.perf_counter() - t)
+                t = time.perf_counter()
+                fits["M3N (observed leaves)"] = (mmprog.fit(part, program="m3n", **common), time.perf_counter() - t)
+                t = time.perf_counter()
+                fits["PoMEN (paper)"] = (mmprog.fit(part, program="pomen", n_em=args.n_em, init="prior",
+                                                    predict="h2-prior", **common), time.perf_counter() - t)
+                t = time.perf_counter()
+                post = mmprog.fit(part, program="pomen", n_em=args.n_em, init="posterior", predict="h2-posterior",
+                                  **common)
+                fits["PoMEN (posterior start)"] = (post, time.perf_counter() - t)
+            except SolverError as exc:
+                # one failed setting is reported and left out of the means rather than ending hours of runs
+                failures.append({"rep": r, "fraction": f, "error": str(exc)})
+                log(f"hier rep {r + 1}/{reps} fraction {f:.2f}: FAILED, left out of the tables: {exc}")
+                continue
             # the same weights, decoded jointly over leaves and inner nodes (h₀): no extra training
             joint = Predictor(post.fmap.with_prediction("joint"), post.w, "pomen")
             fits["PoMEN (posterior start, joint)"] = (joint, 0.0)
@@ -170,7 +178,7 @@ def run_hierarchy(args, reps, log):
             log(f"hier rep {r + 1}/{reps} fraction {f:.2f} ({len(idx)} records): " + ", ".join(
                 f"{n.split(' (')[0]}{'' if '(' not in n else ' (' + n.split(' (')[1]}: "
                 f"{results[n][f]['f1'][-1]:.3f}" for n in fits))
-    return {"fractions": fractions, "results": results, "em_traces": em_traces,
+    return {"fractions": fractions, "results": results, "em_traces": em_traces, "failures": failures,
             "setup": dict(pool=args.pool, test=args.test, K=K, C=args.C, n_em=args.n_em, eps=args.eps, reps=reps,
                           slack=args.slack, master=args.master, solver=args.solver,
                           generator=dict(gen, n_inner=(2, 4), n_leaves=(2, 5)))}
@@ -212,7 +220,7 @@ def run_ocr(args, reps, log):
     hidden = [float(h) for h in args.hidden.split(",")] if args.hidden else (
         [0.1, 0.3, 0.5] if args.quick else list(DEFAULT_HIDDEN))
     results = {m: {h: {"error": [], "seconds": []} for h in hidden} for m in OCR_METHODS}
-    traces = []
+    traces, failures = [], []
     common = dict(C=args.ocr_C, eps=args.ocr_eps, master=args.ocr_master, slack=args.ocr_slack,
                   solver=args.ocr_solver)
     for r in range(reps):
@@ -225,12 +233,17 @@ def run_ocr(args, reps, log):
         full_err, full_t = letter_error(full, test), time.perf_counter() - t
         for h in hidden:
             part = train.hide_labels(h, seed=args.seed * 1000 + r)
-            t = time.perf_counter()
-            pm = mmprog.fit(part, program="pomen", n_em=args.n_em, **common)
-            t_pm = time.perf_counter() - t
-            t = time.perf_counter()
-            obs = mmprog.fit(observed_fragments(part), program="m3n", **common)
-            t_obs = time.perf_counter() - t
+            try:
+                t = time.perf_counter()
+                pm = mmprog.fit(part, program="pomen", n_em=args.n_em, **common)
+                t_pm = time.perf_counter() - t
+                t = time.perf_counter()
+                obs = mmprog.fit(observed_fragments(part), program="m3n", **common)
+                t_obs = time.perf_counter() - t
+            except SolverError as exc:
+                failures.append({"rep": r, "hidden": h, "error": str(exc)})
+                log(f"ocr rep {r + 1}/{reps} hidden {h:.1f}: FAILED, left out of the tables: {exc}")
+                continue
             # both slack forms stop with Σᵢ (Hᵢ − ξᵢ) ≤ n·ε, so Step 1's objective is within C·n·ε either way
             traces.append(em_trace(pm, args.ocr_C, len(part), args.ocr_eps, r, h, "PoMEN"))
             for name, model, secs in (("PoMEN", pm, t_pm), ("M3N (observed letters)", obs, t_obs)):
@@ -241,7 +254,7 @@ def run_ocr(args, reps, log):
             log(f"ocr rep {r + 1}/{reps} hidden {h:.1f}: PoMEN {results['PoMEN'][h]['error'][-1]:.4f} "
                 f"({t_pm:.0f}s), observed-only {results['M3N (observed letters)'][h]['error'][-1]:.4f} "
                 f"({t_obs:.0f}s), all letters {full_err:.4f}")
-    return {"hidden": hidden, "results": results, "em_traces": traces,
+    return {"hidden": hidden, "results": results, "em_traces": traces, "failures": failures,
             "setup": dict(train_words=args.ocr_train, test_words=args.ocr_test, C=args.ocr_C, n_em=args.n_em,
                           eps=args.ocr_eps, slack=args.ocr_slack, master=args.ocr_master, solver=args.ocr_solver,
                           reps=reps, path=path)}
@@ -354,10 +367,14 @@ def main(argv=None):
     if hier:
         text.append("PoMEN — hierarchical synthetic records " + json.dumps(hier["setup"]))
         text.append(hier_table(hier))
+        text.extend(f"FAILED (left out): rep {x['rep'] + 1}, fraction {x['fraction']:.2f}: {x['error']}"
+                    for x in hier["failures"])
         text.append(em_summary(hier["em_traces"]))
     if ocr:
         text.append("\nPoMEN — OCR with hidden letters " + json.dumps(ocr["setup"]))
         text.append(ocr_table(ocr))
+        text.extend(f"FAILED (left out): rep {x['rep'] + 1}, hidden {x['hidden']:.1f}: {x['error']}"
+                    for x in ocr["failures"])
         text.append(em_summary(ocr["em_traces"]))
     report = "\n".join(text)
     print(report)
