@@ -264,6 +264,33 @@ def test_log_partition_gradient_and_hessian_match_finite_differences(shape, prio
     assert np.allclose(H, fdH, atol=1e-6)
 
 
+def test_hessian_structure_does_not_change_with_the_values():
+    """PyNumero maps the grey-box Hessian entries at the first evaluation: the structure must be the same at any
+    point, including where every entry is exactly 0 (τ = 0 makes φ independent of the inputs), and the solve must
+    go through there (it failed with an empty structure on a hierarchy batch)."""
+    _ipopt_or_skip()
+    seed = 5
+    ds = tree_ds(seed, K=3)
+    fm, prep, st, w = setup(ds, seed)
+    pr = P.make_prior("uniform", ds.n_labels, st)
+    theta, tr = P._node_scores(fm, w, prep, np.arange(1))
+    rng = np.random.default_rng(seed)
+    patterns = []
+    for trans in (tr, np.zeros_like(tr)):
+        ex = P.beta_dual_model(st, pr, theta, trans, 1.0, [0]).log_partition.get_external_model()
+        for u in (np.zeros(len(ex.input_names())), rng.uniform(0.0, 1.0, size=len(ex.input_names()))):
+            ex.set_input_values(u)
+            ex.set_output_constraint_multipliers(np.array([1.0]))
+            H = ex.evaluate_hessian_outputs()
+            patterns.append((tuple(H.row), tuple(H.col)))
+            assert np.allclose(H.toarray(), np.tril(ex.hessian().toarray()), atol=1e-12)
+    assert len(patterns[0][0]) > 0 and len(set(patterns)) == 1
+    assert np.all(H.data == 0.0)                      # last one: τ = 0
+    phi, hid, val, _, status = P.solve_beta_dual(st, pr, theta, np.zeros_like(tr), 1.0, np.array([0]),
+                                                 get_solver("ipopt"))
+    assert status.ok, status.solver_message
+
+
 def test_gradient_is_the_papers_expected_margin():
     """∂log Z/∂β(y) = μ_wᵀE_{p(z)}[Δf(y, z)] − Δℓ(y): the marginal gradient composed with the marginal map."""
     seed = 8

@@ -541,9 +541,27 @@ def _make_log_partition_classes():
             cov = self.sum_product.covariance(q)
             return (self.JT @ cov @ self.J).tocsr()
 
+        def hessian_structure(self):
+            """Fixed (rows, cols) of the lower triangle: the pattern of |J|ᵀ B |J| with B every K × K block of
+            the covariance. PyNumero maps the Hessian entries once, at its first evaluation; scipy's sparse
+            products drop entries that sum to exactly 0 (as at the uniform start, where Cov·1 = 0), so the pattern
+            of Jᵀ Cov J itself changes with the values and emptied out entirely on one hierarchy batch."""
+            if getattr(self, "_hess_rc", None) is None:
+                h, K = self.phi0.shape
+                r = np.repeat(np.arange(h) * K, K * K) + np.tile(np.repeat(np.arange(K), K), h)
+                c = np.repeat(np.arange(h) * K, K * K) + np.tile(np.tile(np.arange(K), K), h)
+                B = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(h * K, h * K))
+                Ja = self.J.copy()
+                Ja.data[:] = 1.0               # the structural pattern, whatever the values (τ may be 0)
+                P = sp.tril(Ja.T @ B @ Ja).tocoo()
+                self._hess_rc = (P.row.astype(np.int64), P.col.astype(np.int64))
+            return self._hess_rc
+
         def evaluate_hessian_outputs(self):
-            H = sp.tril(self.hessian() * float(self._lam[0])).tocoo()
-            return H
+            rows, cols = self.hessian_structure()
+            H = self.hessian()
+            vals = np.asarray(H[rows, cols]).ravel() * float(self._lam[0])
+            return sp.coo_matrix((vals, (rows, cols)), shape=H.shape)
 
     return LogPartition, LogPartitionHessian
 
