@@ -716,7 +716,6 @@ def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, op
     """
     import warnings
 
-    from ..exceptions import SolverError
     m = beta_dual_model(structure, prior, theta, transition, C, examples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

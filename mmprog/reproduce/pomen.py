@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from ..exceptions import SolverError
+from ..result import _jsonable as jsonable
 
 DEFAULT_FRACTIONS = (0.05, 0.10, 0.20, 0.30, 0.40, 0.50)
 DEFAULT_HIDDEN = (0.1, 0.2, 0.3, 0.4, 0.5)
@@ -296,6 +297,14 @@ def plots(out, hier, ocr):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     written = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        path = os.path.join(out, name)
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        return path
+
     if hier:
         fig, axes = plt.subplots(1, 2, figsize=(11, 4))
         x = 100 * np.asarray(hier["fractions"])
@@ -308,11 +317,7 @@ def plots(out, hier, ocr):
             ax.grid(alpha=0.3)
         axes[0].legend(fontsize=8)
         fig.suptitle("PoMEN, hierarchical synthetic records (mean ± std)")
-        fig.tight_layout()
-        p = os.path.join(out, "pomen_hierarchy.png")
-        fig.savefig(p, dpi=120)
-        plt.close(fig)
-        written.append(p)
+        written.append(save(fig, "pomen_hierarchy.png"))
     if ocr:
         fig, ax = plt.subplots(figsize=(6, 4))
         x = 100 * np.asarray(ocr["hidden"])
@@ -324,22 +329,8 @@ def plots(out, hier, ocr):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title("PoMEN, OCR with hidden letters (mean ± std)")
-        fig.tight_layout()
-        p = os.path.join(out, "pomen_ocr.png")
-        fig.savefig(p, dpi=120)
-        plt.close(fig)
-        written.append(p)
+        written.append(save(fig, "pomen_ocr.png"))
     return written
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj
 
 
 def main(argv=None):
@@ -381,7 +372,7 @@ def main(argv=None):
     with open(os.path.join(args.out, "pomen_tables.txt"), "w") as f:
         f.write(report + "\n")
     with open(os.path.join(args.out, "pomen_results.json"), "w") as f:
-        json.dump(_jsonable({"hier": hier, "ocr": ocr, "argv": argv}), f, indent=1)
+        json.dump(jsonable({"hier": hier, "ocr": ocr, "argv": argv}), f, indent=1)
     for p in plots(args.out, hier, ocr):
         print(f"wrote {p}")
     print(f"total {time.perf_counter() - t0:.0f}s")
