@@ -38,6 +38,7 @@ class IterationRecord:
     max_violation: float
     n_cuts: int
     n_active: int
+    cut_nnz: int              # non-zeros of the ΔF rows held by the working set (≈ 12 bytes each)
     new_cuts: int
     oracle_time: float
     pyomo_time: float
@@ -109,7 +110,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     time_limit : float, optional
         Wall-clock seconds.
     drop_after : int, optional
-        Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds.
+        Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds; their ΔF
+        rows are released from memory (:meth:`WorkingSet.release`).
     w0 : ndarray, shape (dim,), optional
         Starting point for the first separation (default 0).
     model : ConcreteModel, optional
@@ -206,8 +208,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         rec = IterationRecord(
             iteration=it, objective=solution.objective, lower_bound=lower, upper_bound=upper,
             gap=(upper - lower) / max(1.0, abs(upper)), max_violation=max_violation, n_cuts=model.ws.size,
-            n_active=int(model.ws.active_mask().sum()), new_cuts=len(new), oracle_time=t_oracle,
-            pyomo_time=t_pyomo, solver_time=status.solver_time, elapsed=time.perf_counter() - t_start)
+            n_active=int(model.ws.active_mask().sum()), cut_nnz=int(model.ws.nnz), new_cuts=len(new),
+            oracle_time=t_oracle, pyomo_time=t_pyomo, solver_time=status.solver_time, elapsed=time.perf_counter() - t_start)
         history.append(rec)
         log.info("%5d %14.8g %14.8g %14.8g %10.3e %10.3e %6d %8.3f %8.3f %8.3f", rec.iteration, rec.objective,
                  rec.lower_bound, rec.upper_bound, rec.gap, rec.max_violation, rec.n_cuts, rec.oracle_time,
@@ -242,6 +244,7 @@ def _drop_inactive(program, model, alpha, zero_rounds, drop_after, tol):
     drop = np.nonzero((zr >= drop_after) & active)[0]
     if len(drop):
         program.drop_cuts(model, list(drop))
+        model.ws.release(drop)
     return zr
 
 

@@ -180,7 +180,7 @@ def _cut_lines(model, n_cuts, max_terms):
         comp = ws.components[pos] if pos < len(ws.components) else None
         label = comp.name if comp is not None else "(Pyomo row not written yet)"
         head = (f"  #{pos} {label}  round {rounds[pos]}, slack {int(ex[pos])}, Δℓ = {dl[pos]:.6g}"
-                f"{'' if act[pos] else ', dropped'}")
+                f"{'' if act[pos] else ', dropped'}{' (ΔF row released)' if pos in ws.released else ''}")
         if comp is None:
             lines.append(head)
         elif hasattr(comp, "body"):

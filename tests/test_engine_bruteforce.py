@@ -167,16 +167,47 @@ def test_length_buckets_give_the_per_example_answers(hidden):
     assert dl_sum == ref_dl
 
 
+@pytest.mark.parametrize("slack", ["n", "one"])
 @pytest.mark.parametrize("program,kw", [("l1m3n", {}), ("m3n", {"master": "primal"}), ("m3n", {"master": "dual"})])
-def test_dropping_inactive_cuts_keeps_the_optimum(program, kw):
+def test_dropping_inactive_cuts_keeps_the_optimum(program, kw, slack):
     ds = tiny(seed=23)
     C, eps = 0.9, 1e-5
     opt, _ = solve_full(ds, C, "l2" if program == "m3n" else "l1")
-    res = mmprog.fit(ds, program=program, C=C, eps=eps, drop_after=1, **kw)
+    res = mmprog.fit(ds, program=program, C=C, eps=eps, drop_after=1, slack=slack, **kw)
     assert res.termination == "converged"
-    assert not all(res.model.ws.active)              # something was dropped
+    ws = res.model.ws
+    dropped = np.nonzero(~ws.active_mask())[0]
+    assert len(dropped)                               # something was dropped
+    # dropped rows were freed: the storage holds exactly the active rows' non-zeros
+    assert set(dropped.tolist()) == ws.released
+    assert ws.dF()[dropped].nnz == 0 and ws.nnz == ws.dF()[ws.active_mask()].nnz
     assert opt - 1e-5 <= res.primal_objective + C * len(ds) * eps + 1e-5
     assert res.primal_objective <= opt + 1e-5 * max(1, opt)
+
+
+def test_released_rows_leave_the_active_rows_and_their_gram_untouched():
+    from scipy import sparse as sp
+    from mmprog.cuts import Cuts
+    from mmprog.programs.working_set import WorkingSet
+    rng = np.random.default_rng(0)
+    F = sp.random(12, 40, density=0.3, random_state=1, format="csr")
+    ws = WorkingSet(40)
+    ws.add(Cuts(np.arange(7) % 3, F[:7], rng.random(7)))
+    ws.add(Cuts(np.arange(5) % 3, F[7:], rng.random(5)))
+    before = ws.gram()
+    for p in (0, 3, 8):
+        ws.active[p] = False
+    with pytest.raises(ValueError):
+        ws.release([1])                               # still active
+    ws.release([0, 3, 8])
+    keep = np.setdiff1d(np.arange(12), [0, 3, 8])
+    assert ws.dF()[[0, 3, 8]].nnz == 0 and ws.nnz == F[keep].nnz
+    assert (ws.dF()[keep] != F[keep]).nnz == 0
+    G = ws.gram()
+    assert np.array_equal(G[np.ix_(keep, keep)], before[np.ix_(keep, keep)])
+    assert not G[[0, 3, 8]].any()
+    ws.add(Cuts(np.zeros(1, int), F[:1], np.ones(1)))   # growing after a release appends after the kept rows
+    assert (ws.dF()[12] != F[0]).nnz == 0 and ws.dF()[0].nnz == 0
 
 
 def test_limits_are_reported_as_termination():

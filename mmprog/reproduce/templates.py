@@ -128,8 +128,9 @@ def _run_record(name, program, params, res, seconds):
 # ----------------------------------------------------------------------------------------------------------------
 
 def run_ner(root, methods, C=1.0, eps=0.5, max_iter=200, time_limit=None, limit=None, test_limit=None,
-            drop_after=None, keep_predictions=False):
-    """CoNLL-2002 Spanish NER with the 134 templates (see the module docstring).
+            drop_after=None, keep_predictions=False, on_record=None):
+    """CoNLL-2002 Spanish NER with the 134 templates (see the module docstring). ``on_record(partial)`` is called
+    with the results so far after each method (the CLI writes them to disk, so a long run keeps what finished).
 
     Returns
     -------
@@ -160,6 +161,7 @@ def run_ner(root, methods, C=1.0, eps=0.5, max_iter=200, time_limit=None, limit=
              "n_templates": len(ex.group_names_) + 1, "feature_seconds": round(time.perf_counter() - t0, 2),
              "C": C, "eps": eps, "max_iter": max_iter, "time_limit": time_limit}
     runs = []
+    out = {"setup": setup, "runs": runs}
     for name, program, params in methods:
         log.info("ner: training %s on %d sentences", name, len(train))
         res, secs = fit_method(program, params, dtrain, C, eps, max_iter, time_limit, drop_after)
@@ -174,7 +176,9 @@ def run_ner(root, methods, C=1.0, eps=0.5, max_iter=200, time_limit=None, limit=
             if keep_predictions:
                 rec.setdefault("predictions", {})[split] = {"gold": gold_tags, "pred": pred_tags}
         runs.append(rec)
-    return {"setup": setup, "runs": runs}
+        if on_record:
+            on_record(out)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -182,9 +186,10 @@ def run_ner(root, methods, C=1.0, eps=0.5, max_iter=200, time_limit=None, limit=
 # ----------------------------------------------------------------------------------------------------------------
 
 def run_cws(root, methods, corpora=("pku",), template_sets=("tp1", "tp2"), folds=10, C=1.0, eps=0.5, max_iter=200,
-            time_limit=None, limit=None, drop_after=None, seed=0):
+            time_limit=None, limit=None, drop_after=None, seed=0, on_record=None):
     """k-fold cross-validation on the SIGHAN 2005 gold test files (the training sets are not available): word
-    P/R/F1 and R_iv per fold and their mean and standard deviation. Not comparable with the paper's Table 4."""
+    P/R/F1 and R_iv per fold and their mean and standard deviation. Not comparable with the paper's Table 4.
+    ``on_record(partial)`` is called after each (corpus, templates, method)."""
     from ..datasets import load_sighan, tags_to_words
     from ..features.templates import TemplateExtractor
     from ..metrics import segmentation_prf
@@ -233,6 +238,8 @@ def run_cws(root, methods, corpora=("pku",), template_sets=("tp1", "tp2"), folds
                     rec.update({"template_names": list(res.template_names), "template_weights": mu.tolist(),
                                 "templates_removed": int(np.sum(mu < 1e-5)), "n_templates": len(mu)})
                 out["runs"].append(rec)
+                if on_record:
+                    on_record(out)
     return out
 
 
@@ -255,8 +262,9 @@ def _ptb_split(root):
 
 
 def run_dep(root, methods, treebanks=("talbanken", "ptb"), arc_templates="mcdonald05", C=1.0, eps=0.5,
-            max_iter=200, time_limit=None, limit=None, test_limit=None, drop_after=None):
-    """Dependency parsing with MSTParser's first-order templates: UAS with/without punctuation, complete match."""
+            max_iter=200, time_limit=None, limit=None, test_limit=None, drop_after=None, on_record=None):
+    """Dependency parsing with MSTParser's first-order templates: UAS with/without punctuation, complete match.
+    ``on_record(partial)`` is called after each (treebank, method)."""
     from ..datasets import load_conllx
     from ..features.arcs import ArcFeatureMap
     from ..metrics import attachment_scores
@@ -292,6 +300,8 @@ def run_dep(root, methods, treebanks=("talbanken", "ptb"), arc_templates="mcdona
             rec.update({"treebank": tb, "uas": 100 * sc.uas, "uas_no_punct": 100 * sc.uas_no_punct,
                         "complete": 100 * sc.complete, "complete_no_punct": 100 * sc.complete_no_punct})
             out["runs"].append(rec)
+            if on_record:
+                on_record(out)
     return out
 
 
@@ -435,6 +445,7 @@ def _parser():
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     from ..datasets import default_data_root
+    from ..datasets.reading import atomic_write_text
     root = Path(args.data) if args.data else Path(default_data_root())
     if not args.quiet:
         handler = logging.StreamHandler(sys.stderr)
@@ -458,8 +469,14 @@ def main(argv=None) -> int:
             continue
         default = "mtl,pblock-4/3,pblock-2,pblock-4,svm" if task == "ner" else "mtl,svm"
         methods = parse_methods(args.methods or default)
+
+        def checkpoint(partial, task=task):
+            # what has finished so far, marked partial, replaced atomically (a killed run keeps its finished fits)
+            doc["tasks"][task] = dict(partial, partial=True)
+            atomic_write_text(out_dir / "results.json", json.dumps(doc, indent=1, default=float))
+
         common = dict(eps=args.eps, max_iter=args.max_iter, time_limit=args.time_limit, limit=args.limit,
-                      drop_after=args.drop_after)
+                      drop_after=args.drop_after, on_record=checkpoint)
         if task == "ner":
             res = run_ner(root, methods, C=args.C or 1.0, test_limit=args.test_limit, **common)
             texts.append(format_ner(res))
@@ -481,8 +498,7 @@ def main(argv=None) -> int:
         if png:
             res["png"] = png
         doc["tasks"][task] = res
-    with open(out_dir / "results.json", "w") as f:
-        json.dump(doc, f, indent=1, default=float)
+    atomic_write_text(out_dir / "results.json", json.dumps(doc, indent=1, default=float))
     if args.json:
         print(json.dumps(doc, indent=1, default=float))
     else:
