@@ -105,3 +105,27 @@ def test_missing_data_is_a_clean_skip(tmp_path, capsys):
     code = main(["--task", "ner", "--data", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), "--quiet"])
     assert code == 0
     assert "skipped" in capsys.readouterr().out
+
+
+def test_a_fit_that_dies_leaves_the_finished_ones_on_disk(tmp_path, monkeypatch):
+    """Full-data fits take an hour each: results.json holds every finished fit (marked partial) before the next one
+    starts, so a run killed during its second fit keeps the first."""
+    _need("ptb_dependency_sample_nltk")
+    from mmprog.reproduce import templates
+    real, calls = templates.fit_method, []
+
+    def second_fit_dies(*args, **kw):
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise MemoryError("killed during the second fit")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(templates, "fit_method", second_fit_dies)
+    with pytest.raises(MemoryError):
+        templates.main(["--task", "dep", "--treebanks", "ptb", "--methods", "mtl,svm", "--limit", "8",
+                        "--test-limit", "5", "--max-iter", "2", "--out", str(tmp_path), "--quiet"])
+    doc = json.loads((tmp_path / "results.json").read_text())
+    dep = doc["tasks"]["dep"]
+    assert dep["partial"] is True
+    assert [r["method"] for r in dep["runs"]] == ["mtl"] and 0 <= dep["runs"][0]["uas"] <= 100
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]     # no half-written file left
