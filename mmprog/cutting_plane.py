@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .cuts import Cuts
 from .exceptions import ParameterError, check_param
 from .programs.base import Dims
 

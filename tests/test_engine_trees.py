@@ -39,7 +39,6 @@ def full_optimum(fmap, prep, C):
     rows, losses, ex = [], [], []
     for i in range(n):
         trees = all_trees(int(prep.lengths[i]))
-        T = max(len(t) for t in trees)
         labs = np.array(trees)
         dF, dl = fmap.delta(prep, np.full(len(trees), i), labs)
         rows.append(dF.toarray())

@@ -100,7 +100,7 @@ def _from_npz(source, path, name):
 
 def _from_tsv(path, name):
     pix_ok = frozenset("01")
-    letters, word_ids, folds, pix = [], [], [], []
+    letters, folds, pix = [], [], []
     ends = []  # index of the last letter of each word
     lines = []
     n = 0

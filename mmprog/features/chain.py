@@ -256,7 +256,7 @@ class ChainFeatureMap:
         """
         idx = np.asarray(idx, dtype=np.int64)
         labelings = np.asarray(labelings, dtype=np.int64)
-        m, K, d = len(idx), self.n_labels, self.n_features
+        m, K = len(idx), self.n_labels
         tok, row, pos = self._tokens(prepared, idx)
         lab = labelings[row, pos] if labelings.size else np.zeros(0, np.int64)
         keep = lab >= 0

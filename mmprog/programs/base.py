@@ -173,6 +173,60 @@ class Program:
     def materialise(self, model):
         """Bring any lazily kept part of the Pyomo model up to date (before export, inspection, Pyomo solves)."""
 
+    @staticmethod
+    def add_alpha_columns(model, cuts):
+        """The part every Gram/QCQP dual master shares: one α_r ≥ 0 per new cut (``model.alpha``, appended to the
+        working set's components), the budget Σ_{r ∈ Sᵢ} α_r ≤ C·scale of the slack it belongs to
+        (``model.budget[i]``, rewritten with the new term) and Δℓ_r α_r added to ``model.linear``.
+
+        Returns
+        -------
+        list
+            The new α variables, in the order of ``cuts``.
+        """
+        from pyomo.core.expr.numeric_expr import LinearExpression
+        alphas = []
+        for r in range(len(cuts)):
+            a = model.alpha.add()
+            alphas.append(a)
+            model.ws.components.append(a)
+            terms = model.alpha_of_slack.setdefault(int(cuts.example[r]), [])
+            terms.append(a)
+            model.budget[int(cuts.example[r])] = LinearExpression(
+                constant=0.0, linear_coefs=[1.0] * len(terms), linear_vars=list(terms)) <= model.C * model.slack_scale
+        model.linear.expr = model.linear.expr + LinearExpression(
+            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
+        return alphas
+
+    @staticmethod
+    def add_cut_rows(model, cuts, w_list):
+        """The primal masters' cut rows wᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r into ``model.cuts`` (``w_list``: the Pyomo
+        variables of w, indexed by joint feature), appended to the working set's components. Returns the new
+        constraints."""
+        from pyomo.core.expr.numeric_expr import LinearExpression
+        added = []
+        dF = cuts.dF
+        for r in range(len(cuts)):
+            lo, hi = dF.indptr[r], dF.indptr[r + 1]
+            body = LinearExpression(constant=0.0, linear_coefs=list(dF.data[lo:hi]) + [1.0],
+                                    linear_vars=[w_list[k] for k in dF.indices[lo:hi]]
+                                    + [model.xi[int(cuts.example[r])]])
+            added.append(model.cuts.add(body >= float(cuts.dl[r])))
+        model.ws.components.extend(added)
+        return added
+
+    def drop_alpha_or_rows(self, model, positions):
+        """``drop_cuts`` of a master that is a dual (α_r fixed at 0) or a primal (row deactivated) by
+        ``model.master`` / ``model.form``."""
+        form = getattr(model, "master", None) or getattr(model, "form", None)
+        if form == "primal":
+            self.deactivate_rows(model, [model.ws.components[p] for p in positions])
+        else:
+            for pos in positions:
+                model.ws.components[pos].fix(0.0)
+        for pos in positions:
+            model.ws.active[pos] = False
+
     def dual_model(self, model):
         """The explicit dual of the master on its working set, as its own Pyomo model."""
         raise NotImplementedError(f"program {self.name!r} has no explicit dual model yet")

@@ -99,7 +99,7 @@ class L1M3N(Program):
         return model.ws.add(cuts)
 
     def _row_block(self, model):
-        dim, n_slacks = model.dims.dim, model.dims.n_slacks
+        n_slacks = model.dims.n_slacks
 
         def rows(dF, example):
             # (μ − ν)ᵀΔF_r + ξ_{e(r)}: columns μ (dim), ν (dim), ξ (n_slacks)

@@ -184,7 +184,7 @@ class DiagonalM3N(Program):
         return values_of(m.w_list)
 
     def add_cuts(self, model, cuts):
-        positions = model.ws.add(cuts)
+        model.ws.add(cuts)
         m = model
         if m.master == "primal":
             added = []
@@ -195,28 +195,10 @@ class DiagonalM3N(Program):
                 added.append(m.cuts.add(body >= float(cuts.dl[r])))
             m.ws.components.extend(added)
             return added
-        alphas = []
-        for r, pos in enumerate(positions):
-            a = m.alpha.add()
-            alphas.append(a)
-            m.ws.components.append(a)
-            slack = int(cuts.example[r])
-            terms = m.alpha_of_slack.setdefault(slack, [])
-            terms.append(a)
-            m.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
-                                               linear_vars=list(terms)) <= m.C * m.slack_scale
-        m.linear.expr = m.linear.expr + LinearExpression(
-            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
-        return alphas
+        return self.add_alpha_columns(m, cuts)
 
     def drop_cuts(self, model, positions):
-        if model.master == "primal":
-            self.deactivate_rows(model, [model.ws.components[p] for p in positions])
-        else:
-            for pos in positions:
-                model.ws.components[pos].fix(0.0)
-        for pos in positions:
-            model.ws.active[pos] = False
+        self.drop_alpha_or_rows(model, positions)
 
     def materialise(self, model):
         """Write ½αᵀG_Dα of the dual master into ``model.quadratic`` for the current metric (on demand: before

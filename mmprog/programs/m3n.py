@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import ParameterError
 from ..solvers import ProblemClass
@@ -103,35 +102,14 @@ class M3N(Program):
         return self._add_dual(model, cuts, positions)
 
     def _add_primal(self, m, cuts):
-        added = []
-        dF = cuts.dF
-        for r in range(len(cuts)):
-            lo, hi = dF.indptr[r], dF.indptr[r + 1]
-            xi = m.xi[int(cuts.example[r])]
-            body = LinearExpression(constant=0.0, linear_coefs=list(dF.data[lo:hi]) + [1.0],
-                                    linear_vars=[m.w_list[k] for k in dF.indices[lo:hi]] + [xi])
-            added.append(m.cuts.add(body >= float(cuts.dl[r])))
-        m.ws.components.extend(added)
+        added = self.add_cut_rows(m, cuts, m.w_list)
         m._unsynced = getattr(m, "_unsynced", []) + added
         return added
 
     def _add_dual(self, m, cuts, positions):
-        ws = m.ws
-        alphas = []
-        for r, pos in enumerate(positions):
-            a = m.alpha.add()
-            alphas.append(a)
-            ws.components.append(a)
-            slack = int(cuts.example[r])
-            m.alpha_of_slack.setdefault(slack, []).append(a)
-            terms = m.alpha_of_slack[slack]
-            m.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
-                                               linear_vars=list(terms)) <= m.C * m.slack_scale
-        m.linear.expr = m.linear.expr + LinearExpression(
-            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=alphas)
         # ½αᵀGα is written into the Pyomo objective on demand (materialise): its r² terms cost Pyomo seconds per
         # round once r reaches the hundreds, and the HiGHS route solves from G directly
-        return alphas
+        return self.add_alpha_columns(m, cuts)
 
     def materialise(self, model):
         """Write the pending Gram terms into ``model.quadratic`` so the Pyomo model states the whole program
@@ -169,13 +147,7 @@ class M3N(Program):
         return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     def drop_cuts(self, model, positions):
-        if model.master == "primal":
-            self.deactivate_rows(model, [model.ws.components[p] for p in positions])
-        else:
-            for pos in positions:
-                model.ws.components[pos].fix(0.0)
-        for pos in positions:
-            model.ws.active[pos] = False
+        self.drop_alpha_or_rows(model, positions)
 
     # ------------------------------------------------------------------------------------------
     def read_solution(self, model):

@@ -48,7 +48,6 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import ParameterError
 from ..solvers import ProblemClass
@@ -332,22 +331,11 @@ class MTL(Program):
         return m
 
     def add_cuts(self, model, cuts):
-        positions = model.ws.add(cuts)
+        model.ws.add(cuts)
         if model.form == "primal":
-            added = _add_primal_cuts(model, cuts)
+            added = self.add_cut_rows(model, cuts, model.w_list)
         else:
-            added = []
-            for r, pos in enumerate(positions):
-                a = model.alpha.add()
-                added.append(a)
-                model.ws.components.append(a)
-                slack = int(cuts.example[r])
-                terms = model.alpha_of_slack.setdefault(slack, [])
-                terms.append(a)
-                model.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
-                                                       linear_vars=list(terms)) <= model.C * model.slack_scale
-            model.linear.expr = model.linear.expr + LinearExpression(
-                constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=added)
+            added = self.add_alpha_columns(model, cuts)
         model.gram.grow(model.ws)
         return added
 
@@ -411,13 +399,7 @@ class MTL(Program):
         return status
 
     def drop_cuts(self, model, positions):
-        for pos in positions:
-            comp = model.ws.components[pos]
-            if model.form == "primal":
-                comp.deactivate()
-            else:
-                comp.fix(0.0)
-            model.ws.active[pos] = False
+        self.drop_alpha_or_rows(model, positions)
 
     # ------------------------------------------------------------------------------------------
     def template_weights_of(self, model):
@@ -568,17 +550,6 @@ def _build_primal_socp(m, dims, groups, n_templates):
     m.objective = pyo.Objective(expr=0.5 * m.u ** 2 + m.C * m.slack_scale
                                 * pyo.quicksum(m.xi[i] for i in range(dims.n_slacks)), sense=pyo.minimize)
 
-
-def _add_primal_cuts(m, cuts):
-    added = []
-    dF = cuts.dF
-    for r in range(len(cuts)):
-        lo, hi = dF.indptr[r], dF.indptr[r + 1]
-        body = LinearExpression(constant=0.0, linear_coefs=list(dF.data[lo:hi]) + [1.0],
-                                linear_vars=[m.w_list[k] for k in dF.indices[lo:hi]] + [m.xi[int(cuts.example[r])]])
-        added.append(m.cuts.add(body >= float(cuts.dl[r])))
-    m.ws.components.extend(added)
-    return added
 
 
 def mtl_objective(w, groups, n_templates, C_scaled, xi):

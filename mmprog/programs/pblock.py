@@ -36,7 +36,6 @@ import time
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import ParameterError
 from ..simplex import capped_simplex_projector
@@ -269,19 +268,8 @@ class PBlock(Program):
         return m
 
     def add_cuts(self, model, cuts):
-        positions = model.ws.add(cuts)
-        added = []
-        for r, pos in enumerate(positions):
-            a = model.alpha.add()
-            added.append(a)
-            model.ws.components.append(a)
-            slack = int(cuts.example[r])
-            terms = model.alpha_of_slack.setdefault(slack, [])
-            terms.append(a)
-            model.budget[slack] = LinearExpression(constant=0.0, linear_coefs=[1.0] * len(terms),
-                                                   linear_vars=list(terms)) <= model.C * model.slack_scale
-        model.linear.expr = model.linear.expr + LinearExpression(
-            constant=0.0, linear_coefs=[float(v) for v in cuts.dl], linear_vars=added)
+        model.ws.add(cuts)
+        added = self.add_alpha_columns(model, cuts)
         model.gram.grow(model.ws)
         return added
 
@@ -363,9 +351,7 @@ class PBlock(Program):
                            info["dual"])
 
     def drop_cuts(self, model, positions):
-        for pos in positions:
-            model.ws.components[pos].fix(0.0)
-            model.ws.active[pos] = False
+        self.drop_alpha_or_rows(model, positions)
 
     # ------------------------------------------------------------------------------------------
     def read_solution(self, model):

@@ -271,7 +271,7 @@ def hier_table(res):
         for m in HIER_METHODS:
             cells = [_mean_std(res["results"][m][f][metric]) for f in fr]
             lines.append(f"{m:32s}" + "".join(f"{f'{a:.3f} ± {s:.3f}':>16s}" for a, s in cells))
-    lines.append(f"\ntraining seconds (mean)")
+    lines.append("\ntraining seconds (mean)")
     lines.append(f"{'method':32s}" + "".join(f"{f'{100 * f:.0f}%':>16s}" for f in fr))
     for m in HIER_METHODS[:4]:
         lines.append(f"{m:32s}" + "".join(f"{np.mean(res['results'][m][f]['seconds']):>16.1f}" for f in fr))
