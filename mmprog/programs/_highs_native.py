@@ -20,6 +20,37 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
+    """Run a highspy object and check its model status (:func:`mmprog.solvers._finish`, in HiGHS's own words).
+
+    Parameters
+    ----------
+    h : highspy.Highs
+    time_limit : float or None
+        Seconds (None: no limit).
+    raise_on_failure : bool
+        Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
+    objective_scale : float
+        The reported objective is ``objective_scale`` × HiGHS's (e.g. −1 for a maximisation handed over negated).
+
+    Returns
+    -------
+    SolveStatus
+    """
+    from ..solvers import HIGHS_STATUS, SolveStatus, _finish
+    h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
+    t0 = time.perf_counter()
+    h.run()
+    elapsed = time.perf_counter() - t0
+    st = h.getModelStatus()
+    termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
+    ok = termination == "optimal"
+    status = SolveStatus(termination, "optimal" if ok else "none", f"HiGHS model status: {h.modelStatusToString(st)}",
+                         elapsed, objective_scale * float(h.getInfo().objective_function_value) if ok else None)
+    _finish("highs", status, raise_on_failure)
+    return status
+
+
 class NativeLP:
     """min costᵀx s.t. rows(ws) ≥ Δℓ, bounds on x — the columns and rows given by the program.
 
@@ -60,21 +91,10 @@ class NativeLP:
 
     def solve(self, ws, raise_on_failure=True, time_limit=None):
         """Run HiGHS; load column values into the Pyomo variables; return (SolveStatus, row duals (r,))."""
-        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
         self.sync(ws)
-        self.h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
-        t0 = time.perf_counter()
-        self.h.run()
-        elapsed = time.perf_counter() - t0
-        st = self.h.getModelStatus()
-        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-        ok = termination == "optimal"
-        status = SolveStatus(termination, "optimal" if ok else "none",
-                             f"HiGHS model status: {self.h.modelStatusToString(st)}", elapsed,
-                             float(self.h.getInfo().objective_function_value) if ok else None)
-        _finish("highs", status, raise_on_failure)
+        status = run_highs(self.h, time_limit, raise_on_failure)
         duals = np.zeros(ws.size)
-        if ok:
+        if status.termination == "optimal":
             sol = self.h.getSolution()
             for v, x in zip(self.variables, sol.col_value):
                 v.set_value(x, skip_validation=True)
@@ -181,22 +201,10 @@ class GramDualQP:
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
         objective the dual master's maximum), checked by :func:`mmprog.solvers._finish` in HiGHS's own words."""
-        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
         self.sync(model)
-        h = self.h
-        limit = time_limit or self.time_limit
-        h.setOptionValue("time_limit", float(limit) if limit else float("inf"))
-        t0 = time.perf_counter()
-        h.run()
-        elapsed = time.perf_counter() - t0
-        st = h.getModelStatus()
-        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-        alpha = np.array(h.getSolution().col_value) if termination == "optimal" else None
-        status = SolveStatus(termination, "optimal" if alpha is not None else "none",
-                             f"HiGHS model status: {h.modelStatusToString(st)}", elapsed,
-                             None if alpha is None else -float(h.getInfo().objective_function_value) / self.scale)
-        _finish("highs", status, raise_on_failure)
-        if alpha is not None:
+        status = run_highs(self.h, time_limit or self.time_limit, raise_on_failure, objective_scale=-1.0 / self.scale)
+        if status.termination == "optimal":
+            alpha = np.array(self.h.getSolution().col_value)
             for var, a in zip(model.ws.components, alpha):
                 var.set_value(max(a, 0.0), skip_validation=True)
         return status

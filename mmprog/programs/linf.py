@@ -777,20 +777,10 @@ class NativeMaster:
 
     def solve(self, cold=False, time_limit=None):
         """Run HiGHS (from scratch when ``cold``); return (SolveStatus, column values (n_cols,), t)."""
-        from ..solvers import HIGHS_STATUS, SolveStatus, _finish
+        from ._highs_native import run_highs
         if cold:
             self.h.clearSolver()
-        self.h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
-        t0 = time.perf_counter()
-        self.h.run()
-        elapsed = time.perf_counter() - t0
-        st = self.h.getModelStatus()
-        termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-        ok = termination == "optimal"
-        status = SolveStatus(termination, "optimal" if ok else "none",
-                             f"HiGHS model status: {self.h.modelStatusToString(st)}", elapsed,
-                             float(self.h.getInfo().objective_function_value) if ok else None)
-        _finish("highs", status, True)
+        status = run_highs(self.h, time_limit)
         x = np.asarray(self.h.getSolution().col_value, dtype=np.float64)
         return status, x[1:], float(x[0])
 
