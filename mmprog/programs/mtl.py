@@ -120,18 +120,19 @@ class TemplateGram:
             self._buf = buf
         F = ws.dF()
         new = np.arange(self.size, s)
-        # rows of dropped cuts are never read again (their α is fixed at 0): pair the new cuts with active ones only
-        act = np.nonzero(ws.active_mask())[0]
         Fn = sp.coo_matrix(F[new])
         # splitᵀ: column r·m + j holds the entries of new cut r in template j; F @ splitᵀ walks F's rows once
-        # (no transpose of the whole working set, which cost more than the product itself)
+        # (no transpose of the whole working set, which cost more than the product itself). All rows take part:
+        # copying out the active ones (F[act]) cost more than the product, and released rows are empty anyway
         split_t = sp.csr_matrix((Fn.data, (Fn.col, Fn.row * self.m + self.groups[Fn.col])),
                                 shape=(F.shape[1], len(new) * self.m))
-        Fa = F if len(act) == s else F[act]
-        rows = np.asarray((Fa @ split_t).todense()).reshape(len(act), len(new), self.m)   # (act, new, m)
-        rows = rows.transpose(2, 1, 0)                                                       # (m, new, act)
-        self._buf[:, new[:, None], act[None, :]] = rows
-        self._buf[:, act[:, None], new[None, :]] = rows.transpose(0, 2, 1)
+        rows = np.asarray((F @ split_t).todense()).reshape(s, len(new), self.m)   # (s, new, m)
+        # dropped cuts are never read again (α fixed at 0): their entries stay 0 whether or not their rows were
+        # released
+        rows[~ws.active_mask()] = 0.0
+        rows = rows.transpose(2, 1, 0)                                             # (m, new, s)
+        self._buf[:, new, :s] = rows
+        self._buf[:, :s, new] = rows.transpose(0, 2, 1)
         self.size = s
 
     def quad(self, alpha, active=None):
@@ -468,11 +469,15 @@ class MTL(Program):
 
 
 def support_combination(F, alpha, dim):
-    """Σᵣ αᵣ F_r over the cuts with αᵣ > 0 only (the support is small; the rows are many and long), shape (dim,)."""
+    """Σᵣ αᵣ F_r, shape (dim,): over the rows with αᵣ > 0 only when they hold a small share of the non-zeros (copying
+    them out costs about as much as a pass over them), else one pass over all rows (zero terms add nothing)."""
     supp = np.nonzero(alpha > 0)[0]
     if not len(supp):
         return np.zeros(dim)
-    return np.asarray(F[supp].T @ alpha[supp]).ravel()
+    lengths = np.diff(F.indptr)
+    if 3 * lengths[supp].sum() < F.nnz:
+        return np.asarray(F[supp].T @ alpha[supp]).ravel()
+    return np.asarray(F.T @ np.where(alpha > 0, alpha, 0.0)).ravel()
 
 
 class NegatedRows:
