@@ -129,3 +129,11 @@ def test_a_fit_that_dies_leaves_the_finished_ones_on_disk(tmp_path, monkeypatch)
     assert dep["partial"] is True
     assert [r["method"] for r in dep["runs"]] == ["mtl"] and 0 <= dep["runs"][0]["uas"] <= 100
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]     # no half-written file left
+
+
+def test_pblock_method_reaches_the_program():
+    from mmprog.reproduce.templates import parse_methods
+    assert parse_methods("pblock-4/3,svm") == [("pblock-4/3", "pblock", {"p": 4 / 3, "method": "pg"}),
+                                               ("svm", "m3n", {"master": "dual"})]
+    ((name, program, params),) = parse_methods("pblock-2", "nlp")
+    assert (name, program, params) == ("pblock-2:nlp", "pblock", {"p": 2.0, "method": "nlp"})

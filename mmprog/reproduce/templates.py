@@ -71,8 +71,10 @@ PAPER = {
 METHODS = ("mtl", "pblock-4/3", "pblock-2", "pblock-4", "svm")
 
 
-def parse_methods(text):
-    """``"mtl,pblock-4/3,svm"`` → list of (name, program, params). ``pblock-P`` takes any P > 1 (``4/3`` allowed)."""
+def parse_methods(text, pblock_method="pg"):
+    """``"mtl,pblock-4/3,svm"`` → list of (name, program, params). ``pblock-P`` takes any P > 1 (``4/3`` allowed);
+    its master is solved by ``pblock_method`` ("pg": the paper's projected gradient; "nlp": Ipopt on the Pyomo
+    NLP)."""
     from ..exceptions import ParameterError
     out = []
     for name in [t.strip() for t in text.split(",") if t.strip()]:
@@ -88,7 +90,8 @@ def parse_methods(text):
                 p = float(num) / (float(den) if den else 1.0)
             except ValueError:
                 raise ParameterError(f"method {name!r}: p must be a number or a fraction like 4/3") from None
-            out.append((name, "pblock", {"p": p}))
+            out.append((name if pblock_method == "pg" else f"{name}:{pblock_method}", "pblock",
+                        {"p": p, "method": pblock_method}))
         else:
             raise ParameterError(f"method {name!r} is not one of mtl, svm, pblock-P (e.g. pblock-4/3)")
     if not out:
@@ -324,7 +327,7 @@ def format_ner(doc):
     paper = PAPER["ner"]
     for r in doc["runs"]:
         a, b = r["testa"], r["testb"]
-        pp = paper.get(r["method"], {}).get("testb")
+        pp = paper.get(r["method"].split(":")[0], {}).get("testb")
         ptxt = "/".join(f"{v:.2f}" for v in pp) if pp else "–"
         rem = f"{r['templates_removed']}/{r['n_templates']}" if "templates_removed" in r else "–"
         lines.append(f"{r['method']:12s} {_f(a['precision'], 7)} {_f(a['recall'])} {_f(a['f1'])} | "
@@ -431,6 +434,8 @@ def _parser():
     p.add_argument("--max-iter", type=int, default=200)
     p.add_argument("--time-limit", type=float, default=None, help="seconds per fit")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
+    p.add_argument("--pblock-method", default="pg", choices=["pg", "nlp"],
+                   help="p-block master: projected gradient (the paper's, default) or Ipopt on the Pyomo NLP")
     p.add_argument("--folds", type=int, default=10, help="CWS cross-validation folds (default 10)")
     p.add_argument("--cws-corpora", default="pku", help="comma list of pku, cityu (default pku)")
     p.add_argument("--cws-templates", default="tp1,tp2")
@@ -468,7 +473,7 @@ def main(argv=None) -> int:
             texts.append(msg)
             continue
         default = "mtl,pblock-4/3,pblock-2,pblock-4,svm" if task == "ner" else "mtl,svm"
-        methods = parse_methods(args.methods or default)
+        methods = parse_methods(args.methods or default, args.pblock_method)
 
         def checkpoint(partial, task=task):
             # what has finished so far, marked partial, replaced atomically (a killed run keeps its finished fits)
