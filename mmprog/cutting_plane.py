@@ -208,7 +208,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
             iteration=it, objective=solution.objective, lower_bound=lower, upper_bound=upper,
             gap=(upper - lower) / max(1.0, abs(upper)), max_violation=max_violation, n_cuts=model.ws.size,
             n_active=int(model.ws.active_mask().sum()), cut_nnz=int(model.ws.nnz), new_cuts=len(new),
-            oracle_time=t_oracle, pyomo_time=t_pyomo, solver_time=status.solver_time, elapsed=time.perf_counter() - t_start)
+            oracle_time=t_oracle, pyomo_time=t_pyomo, solver_time=status.solver_time,
+            elapsed=time.perf_counter() - t_start)
         history.append(rec)
         log.info("%5d %14.8g %14.8g %14.8g %10.3e %10.3e %6d %8.3f %8.3f %8.3f", rec.iteration, rec.objective,
                  rec.lower_bound, rec.upper_bound, rec.gap, rec.max_violation, rec.n_cuts, rec.oracle_time,

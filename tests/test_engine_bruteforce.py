@@ -188,6 +188,7 @@ def test_dropping_inactive_cuts_keeps_the_optimum(program, kw, slack):
 def test_released_rows_leave_the_active_rows_and_their_gram_untouched():
     from scipy import sparse as sp
     from mmprog.cuts import Cuts
+    from mmprog.exceptions import ParameterError
     from mmprog.programs.working_set import WorkingSet
     rng = np.random.default_rng(0)
     F = sp.random(12, 40, density=0.3, random_state=1, format="csr")
@@ -197,7 +198,7 @@ def test_released_rows_leave_the_active_rows_and_their_gram_untouched():
     before = ws.gram()
     for p in (0, 3, 8):
         ws.active[p] = False
-    with pytest.raises(ValueError):
+    with pytest.raises(ParameterError, match="still active"):
         ws.release([1])                               # still active
     ws.release([0, 3, 8])
     keep = np.setdiff1d(np.arange(12), [0, 3, 8])

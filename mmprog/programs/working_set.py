@@ -93,7 +93,9 @@ class WorkingSet:
         if not len(pos):
             return
         if any(self.active[p] for p in pos):
-            raise ValueError("only dropped (inactive) cuts can be released")
+            from ..exceptions import ParameterError
+            raise ParameterError(f"cuts {[int(p) for p in pos if self.active[p]]} are still active: drop them "
+                                 f"(Program.drop_cuts) before releasing their rows")
         indptr = np.asarray(self._indptr, dtype=np.int64)
         lengths = np.diff(indptr)
         keep_row = np.ones(len(lengths), dtype=bool)
