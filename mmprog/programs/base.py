@@ -199,19 +199,29 @@ class Program:
         return alphas
 
     @staticmethod
-    def add_cut_rows(model, cuts, w_list):
-        """The primal masters' cut rows wᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r into ``model.cuts`` (``w_list``: the Pyomo
-        variables of w, indexed by joint feature), appended to the working set's components. Returns the new
-        constraints."""
+    def add_cut_rows(model, cuts, w_list=None, body=None):
+        """The primal masters' cut rows wᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r into ``model.cuts``, appended to the working set's
+        components. Returns the new constraints.
+
+        Parameters
+        ----------
+        w_list : list, optional
+            The Pyomo variables of w, indexed by joint feature (the row is then Σₖ ΔF_rk wₖ + ξ).
+        body : callable(ks, cs, xi) -> expression, optional
+            The row's left-hand side from the cut's feature indices ``ks``, values ``cs`` and its slack variable,
+            for masters whose variables are not w itself (adaptive M³N's γ with w = β ∘ γ).
+        """
         from pyomo.core.expr.numeric_expr import LinearExpression
+        if body is None:
+            def body(ks, cs, xi):
+                return LinearExpression(constant=0.0, linear_coefs=list(cs) + [1.0],
+                                        linear_vars=[w_list[k] for k in ks] + [xi])
         added = []
         dF = cuts.dF
         for r in range(len(cuts)):
             lo, hi = dF.indptr[r], dF.indptr[r + 1]
-            body = LinearExpression(constant=0.0, linear_coefs=list(dF.data[lo:hi]) + [1.0],
-                                    linear_vars=[w_list[k] for k in dF.indices[lo:hi]]
-                                    + [model.xi[int(cuts.example[r])]])
-            added.append(model.cuts.add(body >= float(cuts.dl[r])))
+            row = body(dF.indices[lo:hi], dF.data[lo:hi], model.xi[int(cuts.example[r])])
+            added.append(model.cuts.add(row >= float(cuts.dl[r])))
         model.ws.components.extend(added)
         return added
 

@@ -187,14 +187,7 @@ class DiagonalM3N(Program):
         model.ws.add(cuts)
         m = model
         if m.master == "primal":
-            added = []
-            dF = cuts.dF
-            for r in range(len(cuts)):
-                lo, hi = dF.indptr[r], dF.indptr[r + 1]
-                body = self._primal_cut(m, dF.indices[lo:hi], dF.data[lo:hi], m.xi[int(cuts.example[r])])
-                added.append(m.cuts.add(body >= float(cuts.dl[r])))
-            m.ws.components.extend(added)
-            return added
+            return self.add_cut_rows(m, cuts, body=lambda ks, cs, xi: self._primal_cut(m, ks, cs, xi))
         return self.add_alpha_columns(m, cuts)
 
     def drop_cuts(self, model, positions):
