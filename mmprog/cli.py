@@ -15,6 +15,7 @@ import numpy as np
 
 from . import __version__
 from .exceptions import MMProgError
+from .memory import keep_freed_memory
 
 _EXTRA_COMMANDS = {}
 
@@ -263,6 +264,8 @@ def _load_extra_commands():
 def main(argv=None):
     ap = build_parser()
     args = ap.parse_args(argv)
+    # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (see mmprog.memory)
+    keep_freed_memory()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         rc = args.fn(args)
