@@ -1454,8 +1454,9 @@ def pblock_checks(ctx):
     D, mu = block_dual(Q, arrays.dl, alpha, p) if len(alpha) else (0.0, np.zeros(m_t))
     norms = _group_norms(w, groups, m_t)
     P = 0.5 * float(np.sum(norms ** p)) ** (2.0 / p) + arrays.budget * float(xi.sum())
-    # the projected gradient stops at a relative gap tol (or 1e-5 when it stagnates in floating point)
-    tol = max(float(res.params.get("tol", 1e-6)), 1e-5) * _scale(P)
+    # the projected gradient stops at a relative gap tol (or STAGNATION_GAP when it stagnates in floating point)
+    from .programs.pblock import STAGNATION_GAP
+    tol = max(float(res.params.get("tol", 1e-6)), STAGNATION_GAP) * _scale(P)
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     yield ctx.check(f"strong duality: (10) value ½(Σⱼ‖wⱼ‖ᵖ)^(2/p) + C·s·Σξ = (11) value at α (p = {p:g}, Qʲ "
                     f"recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")

@@ -51,8 +51,9 @@ from .working_set import WorkingSet, values_of
 # The dual (11) on arrays
 # ----------------------------------------------------------------------------------------------------------------
 
-#: relative gap accepted when the dual value can no longer be improved in floating point (see solve_block_dual_pg)
-STAGNATION_GAP = 1e-4
+#: relative gap accepted when neither the projected gradient nor the Newton steps on its face improve α any more in
+#: floating point (see solve_block_dual_pg); ``mmprog verify`` checks pblock's duality gap at the same bound
+STAGNATION_GAP = 1e-5
 
 
 def _pstar(p):
@@ -202,8 +203,8 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
         Warm start (projected onto 𝒜).
     tol : float
         Stop when (primal − dual) ≤ tol · max(1, |primal|) (a certified gap: w(α) is primal feasible). When the dual
-        value stops improving in floating point first, the run counts as converged if the relative gap is below
-        :data:`STAGNATION_GAP`.
+        value stops improving in floating point first and the Newton steps (``polish``) cannot close the gap either, the
+        run counts as converged if the relative gap is below :data:`STAGNATION_GAP`.
     max_iter : int
     polish : bool
         When the projected gradient ends above ``tol``, take Newton steps on the face it found
