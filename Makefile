@@ -21,7 +21,7 @@ $(ASL_LIB):
 $(STAMP): pyproject.toml $(ASL_LIB)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[test,ipopt]'
+	$(PIP) install -q -e '.[test,ipopt,scip]'
 	@if ! ls $(PYOMO_CONFIG_DIR)/lib/libpynumero_ASL* >/dev/null 2>&1; then \
 	  echo "building pynumero ASL interface into $(PYOMO_CONFIG_DIR)"; \
 	  mkdir -p $(PYOMO_CONFIG_DIR) && \
