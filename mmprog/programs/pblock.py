@@ -158,6 +158,8 @@ def polish_on_face(Q, q, alpha, slack_idx, n_budgets, budget, p, proj, tol, max_
         viol = q - parts["margins"]
         near = viol >= xi[slack_idx] - 1e-9 * max(1.0, float(np.abs(xi).max()))
         face = np.nonzero((alpha > 0) | near)[0]
+        if not len(face):
+            break
         used = np.bincount(slack_idx, weights=alpha, minlength=n_budgets)
         # budgets at their bound stay there (Σ d = 0 over the slack's cuts); the others are free, and a step that
         # would overshoot one is cut back by the projection, which puts that budget at its bound for the next step
