@@ -4,9 +4,10 @@ Why: a round of the cutting plane on a large corpus allocates and frees arrays o
 weight vector, Xᵀ(ΔY) of the oracle, Σᵣ αᵣ ΔF̄_r, the compacted working set). glibc serves each of them with a fresh
 ``mmap`` and returns it with ``munmap``, so the kernel zeroes every page again on first touch. On the virtual
 machines we measured this is slow: on full CoNLL-2002 NER a third of each MTL round was kernel time in
-``clear_page``, and on a 1,500-sentence NER slice (``mmprog reproduce templates --task ner --limit 1500 --methods
-mtl --max-iter 25``) system time fell from 18.3 s to 4.5 s with the heap kept, wall time from 118 s to 98 s, and the
-peak resident memory rose from 2.3 to 2.7 GB; iterates and scores were identical (only the allocator changes).
+``clear_page``. On a 1,500-sentence NER slice (``mmprog reproduce templates --task ner --limit 1500 --methods mtl
+--max-iter 25 --drop-after 10``, beside another fit on the second core) the kept heap took the system time from
+16.7 s to 5.3 s and the wall time from 74 s to 64 s, and raised the peak resident memory from 2.3 to 2.6 GB; scores
+were identical (only the allocator changes).
 
 :func:`keep_freed_memory` sets glibc's ``M_MMAP_MAX = 0`` (large blocks come from the heap too) and a trim threshold
 that never trims, through ``mallopt``. The command line (``mmprog``, ``python -m mmprog.bench``) calls it at start
