@@ -61,6 +61,10 @@ def test_cws_cross_validation_slice():
     assert f1 <= max(r, p) + 1e-9 and f1 >= min(r, p) - 1e-9
     corpus = load_sighan(ROOT / "sighan2005_icwb2" / "gold" / "pku_test_gold.utf8.gz", tagset="BIE")
     assert doc["setup"]["pku_sentences"] == 16 and len(corpus) > 16
+    # how every fold's fit ended is kept and printed (max_iter = 3 stops them all before eps)
+    assert run["terminations"] == ["max_iter", "max_iter"] and run["iterations"] == [3, 3]
+    from mmprog.reproduce.templates import format_cws
+    assert format_cws(doc).splitlines()[-1].endswith("3–3 max_iter 2")
 
 
 def test_dependency_slice_attachment_scores(tmp_path):

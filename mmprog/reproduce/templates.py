@@ -210,7 +210,7 @@ def run_cws(root, methods, corpora=("pku",), template_sets=("tp1", "tp2"), folds
         for tp in template_sets:
             for name, program, params in methods:
                 per_fold = []
-                secs, iters, mus = 0.0, [], []
+                secs, iters, terms, mus = 0.0, [], [], []
                 for k, (tr, te) in enumerate(splits):
                     ctr, cte = corpus.subset(tr), corpus.subset(te)
                     ex = TemplateExtractor(tp)
@@ -220,6 +220,7 @@ def run_cws(root, methods, corpora=("pku",), template_sets=("tp1", "tp2"), folds
                     res, s = fit_method(program, params, dtr, C, eps, max_iter, time_limit, drop_after)
                     secs += s
                     iters.append(res.n_iter)
+                    terms.append(res.termination)
                     pred = res.predict(dte)
                     chars = [sent["char"] for sent in cte.sentences]
                     gold_w = [tags_to_words(c, t, "BIE") for c, t in zip(chars, cte.labels)]
@@ -235,7 +236,7 @@ def run_cws(root, methods, corpora=("pku",), template_sets=("tp1", "tp2"), folds
                        "params": dict(params), "C": C, "folds": len(splits),
                        "mean": dict(zip(("recall", "precision", "f1", "r_iv"), arr.mean(axis=0).tolist())),
                        "std": dict(zip(("recall", "precision", "f1", "r_iv"), arr.std(axis=0).tolist())),
-                       "seconds": round(secs, 2), "iterations": iters}
+                       "seconds": round(secs, 2), "iterations": iters, "terminations": terms}
                 if mus:
                     mu = np.mean(mus, axis=0)
                     rec.update({"template_names": list(res.template_names), "template_weights": mu.tolist(),
@@ -344,15 +345,27 @@ def format_cws(doc):
     lines = [f"CWS, SIGHAN 2005 gold test files, {s['folds']}-fold cross-validation — NOT COMPARABLE with the paper "
              f"({s['why']}); C={s['C']}, eps={s['eps']}, max_iter={s['max_iter']}",
              f"{'corpus':6s} {'tp':4s} {'method':10s} {'R':>6s} {'P':>6s} {'F1':>6s} {'R_iv':>6s} {'±F1':>5s} | "
-             f"{'paper Table 4 R/P/F1/Riv':>24s} | {'removed':>8s} {'seconds':>8s}"]
+             f"{'paper Table 4 R/P/F1/Riv':>24s} | {'removed':>8s} {'seconds':>8s} {'rounds':>9s} stops"]
     for r in doc["runs"]:
         m, sd = r["mean"], r["std"]
         pp = PAPER["cws"].get(r["corpus"], {}).get(r["method"], {}).get(r["templates"])
         ptxt = "/".join(f"{v:.1f}" for v in pp) if pp else "–"
         rem = f"{r['templates_removed']}/{r['n_templates']}" if "templates_removed" in r else "–"
         lines.append(f"{r['corpus']:6s} {r['templates']:4s} {r['method']:10s} {_f(m['recall'])} {_f(m['precision'])} "
-                     f"{_f(m['f1'])} {_f(m['r_iv'])} {_f(sd['f1'], 5)} | {ptxt:>24s} | {rem:>8s} {r['seconds']:8.1f}")
+                     f"{_f(m['f1'])} {_f(m['r_iv'])} {_f(sd['f1'], 5)} | {ptxt:>24s} | {rem:>8s} {r['seconds']:8.1f} "
+                     f"{_rounds(r['iterations']):>9s} {_stops(r.get('terminations', []))}")
     return "\n".join(lines)
+
+
+def _rounds(iterations):
+    """Range of the folds' rounds, e.g. ``72–75``."""
+    return f"{min(iterations)}–{max(iterations)}" if iterations else "–"
+
+
+def _stops(terminations):
+    """How the folds' fits ended, e.g. ``converged 8, time_limit 2``."""
+    from collections import Counter
+    return ", ".join(f"{k} {v}" for k, v in Counter(terminations).most_common()) or "–"
 
 
 def format_dep(doc):
