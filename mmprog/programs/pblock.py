@@ -43,7 +43,8 @@ from ..exceptions import ParameterError
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .mtl import NegatedRows, TemplateGram, feasible_alpha, group_sq_norms, support_combination, template_groups
+from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, support_combination,
+                  template_groups)
 from .working_set import WorkingSet, values_of
 
 
@@ -290,7 +291,7 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
 # ----------------------------------------------------------------------------------------------------------------
 
 @register("pblock")
-class PBlock(Program):
+class PBlock(Program, TemplateNormsOfLastSolution):
     """Multiple template learning with the p-block-norm regulariser (Mao & Tsang, section 2, (10)–(13)); see the
     module docstring.
 
@@ -341,8 +342,7 @@ class PBlock(Program):
         groups = getattr(self, "_groups", None)
         if groups is None or len(groups) != len(w):
             return 0.5 * float(np.dot(w, w))
-        norms = np.sqrt(group_sq_norms(w, groups, self._m))
-        return 0.5 * float(np.sum(norms ** self.p)) ** (2.0 / self.p)
+        return 0.5 * float(np.sum(self._group_norms(w) ** self.p)) ** (2.0 / self.p)
 
     # ------------------------------------------------------------------------------------------
     def build(self, dims: Dims):
@@ -471,9 +471,11 @@ class PBlock(Program):
             act = ws.active_mask()
             # the margins wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r come with (11)'s gradient
             np.maximum.at(xi, ws.example_array()[act], (dl - parts["margins"])[act])
+        # (13): ‖wⱼ‖ = μⱼ √(αᵀQʲα), from the Gram matrices (no pass over w); Ω below reads them
+        self._keep_norms(w, mu * np.sqrt(parts["sq"]) if parts is not None else np.zeros(gram.m))
         primal = self.regulariser(w) + budget * float(xi.sum())
         dual = parts["value"] if parts is not None else 0.0
-        norms = np.sqrt(group_sq_norms(w, model.groups, gram.m))
+        norms = self._group_norms(w)
         tot = float(mu.sum())
         extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
                  "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
