@@ -31,18 +31,22 @@ def test_ner_slice_scores_match_seqeval():
                   keep_predictions=True)
     assert doc["setup"]["n_templates"] == 134
     assert doc["setup"]["train_sentences"] == 25
+    # After 4 rounds a fit may predict no entity at all (p-block 4/3 here): its scores are 0 by convention, so
+    # seqeval is told the same convention, and at least two splits must have found entities for the check to bite.
+    found = 0
     for run in doc["runs"]:
         for split in ("testa", "testb"):
             p = run["predictions"][split]
             assert len(p["gold"]) == 20
-            assert run[split]["f1"] == pytest.approx(100 * f1_score(p["gold"], p["pred"]), abs=1e-9)
-            assert run[split]["precision"] == pytest.approx(100 * precision_score(p["gold"], p["pred"]), abs=1e-9)
-            assert run[split]["recall"] == pytest.approx(100 * recall_score(p["gold"], p["pred"]), abs=1e-9)
+            found += run[split]["f1"] > 0
+            for name, ref in (("f1", f1_score), ("precision", precision_score), ("recall", recall_score)):
+                assert run[split][name] == pytest.approx(100 * ref(p["gold"], p["pred"], zero_division=0), abs=1e-9)
         if run["method"] != "svm":
             mu = np.asarray(run["template_weights"])
             assert len(mu) == 134 and run["template_names"][-1] == "transition"
             assert np.all(mu >= 0)
             assert run["templates_removed"] == int(np.sum(mu / mu.sum() < 1e-5))
+    assert found >= 2
 
 
 def test_cws_cross_validation_slice():
