@@ -35,6 +35,7 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -364,7 +365,6 @@ def _rounds(iterations):
 
 def _stops(terminations):
     """How the folds' fits ended, e.g. ``converged 8, time_limit 2``."""
-    from collections import Counter
     return ", ".join(f"{k} {v}" for k, v in Counter(terminations).most_common()) or "–"
 
 
