@@ -1,27 +1,39 @@
 # All set-up is done here: `make demo` and `make test` work on a fresh Debian 12 + Python 3.11 machine.
+# Python packages come from requirements.lock (exact versions and hashes; `make lock` refreshes it),
+# Debian packages from APT_PKGS below.
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+LOCK   := requirements.lock
 # pynumero's compiled ASL interface lives inside the venv, not in $HOME.
 export PYOMO_CONFIG_DIR := $(CURDIR)/$(VENV)/pyomo
 ASL_INC := /usr/include/ampl-netlib-solvers
 ASL_LIB := /usr/lib/x86_64-linux-gnu/libamplsolver.so
 STAMP  := $(VENV)/.installed
+# libamplsolver-dev, cmake, g++: to build pynumero's ASL interface for cyipopt.
+# glpk-utils (glpsol), coinor-cbc (cbc): licence-free second LP/MIP solvers for the cross-solver tests.
+APT_PKGS := libamplsolver-dev cmake g++ glpk-utils coinor-cbc
+PIP_TOOLS := pip-tools==7.6.2
 
-.PHONY: demo test bench clean env
+.PHONY: demo test bench clean env apt lock
 
 env: $(STAMP)
 
-# Debian's ASL headers are needed to build pynumero's interface for cyipopt.
-$(ASL_LIB):
-	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	 $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libamplsolver-dev cmake g++ >/dev/null
+# Checked on every run (cheap), so removing a package is noticed even when .venv is still there.
+apt:
+	@missing=$$(for p in $(APT_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || printf '%s ' $$p; done); \
+	 if [ -n "$$missing" ]; then \
+	   if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	   echo "apt-get install $$missing"; \
+	   $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	 fi
 
-$(STAMP): pyproject.toml $(ASL_LIB)
+$(STAMP): pyproject.toml $(LOCK) | apt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[test,ipopt,scip]'
+	$(PIP) install -q --require-hashes --no-deps -r $(LOCK)
+	$(PIP) install -q --no-deps --no-build-isolation -e .
+	$(PIP) check
 	@if ! ls $(PYOMO_CONFIG_DIR)/lib/libpynumero_ASL* >/dev/null 2>&1; then \
 	  echo "building pynumero ASL interface into $(PYOMO_CONFIG_DIR)"; \
 	  mkdir -p $(PYOMO_CONFIG_DIR) && \
@@ -30,14 +42,23 @@ $(STAMP): pyproject.toml $(ASL_LIB)
 	fi
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: apt $(STAMP)
 	$(VENV)/bin/mmprog demo
 
-test: $(STAMP)
+test: apt $(STAMP)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: apt $(STAMP)
 	$(PY) -m mmprog.bench inference
 
+# Refresh the lock to the newest versions pyproject.toml allows. Run `make test` on the result before committing it.
+lock:
+	rm -rf $(VENV)-lock
+	$(PYTHON) -m venv $(VENV)-lock
+	$(VENV)-lock/bin/pip install -q $(PIP_TOOLS)
+	$(VENV)-lock/bin/pip-compile --quiet --upgrade --generate-hashes --allow-unsafe --strip-extras --all-build-deps \
+	  --extra test,ipopt,scip,bench --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
+	rm -rf $(VENV)-lock
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(VENV)-lock build *.egg-info
