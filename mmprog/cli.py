@@ -76,6 +76,10 @@ def _fmt(v):
 
 
 # ----------------------------------------------------------------------------------------------- commands
+#: Exit code of a fit ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); its --out files are written.
+EXIT_INTERRUPTED = 130
+
+
 def cmd_train(args):
     import mmprog
     ds = load_data(args.data, args.train_fold, "train")
@@ -85,24 +89,41 @@ def cmd_train(args):
     if args.show_every or args.at_iter:
         from .inspect import show_model
         from .programs import get_program
-        prog = get_program(args.program, C=args.C, **extra)
+        prog = get_program(args.program or "m3n", C=1.0 if args.C is None else args.C, **extra)
 
         def show(model, rec):
             if args.show_every and rec.iteration % args.show_every == 0:
                 prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
                 print(show_model(model), file=sys.stderr)
+    checkpoint = args.checkpoint
+    if checkpoint is None and args.checkpoint_every:
+        if not args.out:
+            raise MMProgError("--checkpoint-every needs --checkpoint PATH (or --out, beside which OUT.ckpt.npz is "
+                              "kept)")
+        checkpoint = args.out + ".ckpt"
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     **extra)
+                     solve_time_limit=args.solve_time_limit, checkpoint=checkpoint,
+                     checkpoint_every=args.checkpoint_every, resume=args.resume, **extra)
     out = res.summary()
+    # the model first: an interrupted fit must leave its best point on disk before anything else can go wrong
+    if args.out:
+        out["saved"] = res.save(args.out)
+    if checkpoint:
+        from .checkpoint import path_of
+        out["checkpoint"] = path_of(checkpoint)
+    if res.termination == "interrupted":
+        print(f"mmprog: interrupted after {res.n_iter} rounds; "
+              + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved")
+              + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)
+        _print(out, args.json)
+        return EXIT_INTERRUPTED
     out["train"] = res.evaluate(ds)
     if args.test:
         out["test"] = res.evaluate(load_data(args.test))
     elif args.train_fold is not None:
         out["test"] = res.evaluate(load_data(args.data, args.train_fold, "test"))
-    if args.out:
-        out["saved"] = res.save(args.out)
     if args.export:
         out["exported"] = res.export(args.export)
     _print(out, args.json)
@@ -183,8 +204,8 @@ def _parse_value(v):
 def _train_args(p, with_out=True):
     p.add_argument("--data", required=True, help="data spec, e.g. synthetic:seed=0 or ocr:PATH (see `mmprog data`)")
     p.add_argument("--train-fold", type=int, default=None, help="train on this fold of the source, test on the rest")
-    p.add_argument("--program", default="m3n", help="registered program (m3n, l1m3n, ...)")
-    p.add_argument("--C", type=float, default=1.0, help="slack weight, n-slack scale")
+    p.add_argument("--program", default=None, help="registered program (m3n, l1m3n, ...; default m3n)")
+    p.add_argument("--C", type=float, default=None, help="slack weight, n-slack scale (default 1.0)")
     p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
     p.add_argument("--slack", default=None, choices=["n", "one"], help="default: the program's own (n, or one "
                    "for mtl/pblock)")
@@ -202,7 +223,15 @@ def build_parser():
     p = sub.add_parser("train", help="train a program on data; prints the run summary")
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
-    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
+    p.add_argument("--solve-time-limit", type=float, default=None,
+                   help="cap in seconds on one master solve, passed to the solver (default 600)")
+    p.add_argument("--checkpoint", default=None, metavar="PATH",
+                   help="keep the working set and iterate in PATH.npz (atomic writes); written every "
+                        "--checkpoint-every rounds and when the fit is interrupted or stopped by a limit")
+    p.add_argument("--checkpoint-every", type=int, default=None, metavar="N")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT",
+                   help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
     p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--client", default=None, help="dask scheduler address for --oracle dask")
@@ -275,6 +304,10 @@ def main(argv=None):
     except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
         print(f"mmprog: error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # outside a fit (loading data, evaluating): nothing to keep
+        print("mmprog: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return int(rc or 0)
 
 

@@ -27,7 +27,7 @@ def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
     ----------
     h : highspy.Highs
     time_limit : float or None
-        Seconds (None: no limit).
+        Seconds (None: :data:`mmprog.cutting_plane.SOLVE_TIME_LIMIT`; no solve runs unbounded).
     raise_on_failure : bool
         Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
     objective_scale : float
@@ -38,7 +38,8 @@ def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
     SolveStatus
     """
     from ..solvers import HIGHS_STATUS, SolveStatus, _finish
-    h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
+    from ..cutting_plane import SOLVE_TIME_LIMIT
+    h.setOptionValue("time_limit", float(time_limit) if time_limit else SOLVE_TIME_LIMIT)
     t0 = time.perf_counter()
     h.run()
     elapsed = time.perf_counter() - t0

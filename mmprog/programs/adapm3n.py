@@ -73,6 +73,8 @@ class AdapM3N(DiagonalM3N):
         "auto": the primal (γ-space, β as Params) for at most 100 joint features, else the Gram dual.
     """
 
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
+
     paper = "Zhu, Xing & Zhang, KDD 2009"
     equations = "P2, P3, (5), (6), Algorithm 3; Theorem 2"
     params_doc = {"lam": "λ > 0", "n_em": "EM rounds, int >= 1", "beta_tol": "float >= 0",
@@ -207,8 +209,8 @@ class AdapM3N(DiagonalM3N):
                 break
             beta = new
             betas.append(beta.copy())
-            if er.termination == "time_limit":
-                termination = "time_limit"
+            if er.termination in ("time_limit", "interrupted"):
+                termination = er.termination
                 break
             if change <= self.beta_tol:
                 termination = "converged"

@@ -62,6 +62,11 @@ class L1M3N(Program):
             return {"C": self.C}
         return {"C": self.C, "algorithm": self.algorithm, "lam": self.lam, **self.subgradient}
 
+    @property
+    def checkpointable(self):
+        # the sub-gradient route keeps no working set
+        return self.algorithm != "subgradient"
+
     def fit(self, oracle, **engine_kw):
         """Algorithm 1 (the cutting-plane LP, default) or, with ``algorithm="subgradient"``, the projected
         sub-gradient Algorithm 2 for P1′ (:func:`mmprog.subgradient.fit_l1m3n`)."""

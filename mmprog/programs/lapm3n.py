@@ -286,6 +286,8 @@ class LapM3N(DiagonalM3N):
     master : {"auto", "primal", "dual"}
     """
 
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
+
     paper = "Zhu, Xing & Zhang, ICML 2008 (Laplace M³N)"
     equations = "(6), (7), Algorithm 1; Theorem 3"
     params_doc = {"lam": "λ > 0 of the Laplace prior", "n_iter": "QP solves, int >= 1 (1 = M³N)",
@@ -339,8 +341,8 @@ class LapM3N(DiagonalM3N):
             steps.append({"step": t, "objective": er.solution.objective, "upper_bound": er.upper_bound,
                           "termination": er.termination, "n_iter": er.n_iter, "n_cuts": model.ws.size,
                           "elapsed": time.perf_counter() - t_start})
-            if er.termination == "time_limit":
-                termination = "time_limit"
+            if er.termination in ("time_limit", "interrupted"):
+                termination = er.termination
                 break
             if t < self.n_iter:
                 sigma = self.update_sigma(sigma, w)
@@ -350,7 +352,7 @@ class LapM3N(DiagonalM3N):
         timings["total"] = time.perf_counter() - t_start
         er.history = history
         er.timings = timings
-        if termination == "time_limit":
+        if termination in ("time_limit", "interrupted"):
             er.termination = termination
         er.n_iter = sum(s["n_iter"] for s in steps)
         return er

@@ -433,6 +433,8 @@ class LInf(Program):
     was only recorded.
     """
 
+    checkpointable = False   # constraint generation over sample sets, not the structured engine
+
     problem_class = ProblemClass.LP
     paper = "Szedmak, Ni, Saunders & Rousu, Max-margin structured output learning in L1 norm space"
     equations = "(10); (3) and (6); (16)-(18)"

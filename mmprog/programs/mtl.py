@@ -248,6 +248,15 @@ def solve_qcqp_ipopt(Q, q, slack_idx, n_budgets, budget, beta0=None, options=Non
             {"status": int(info["status"]), "message": msg, "solver_time": elapsed})
 
 
+def _with_wall_time(options, time_limit):
+    """Ipopt options with the solve capped at ``time_limit`` seconds (Ipopt then ends with
+    Maximum_WallTime_Exceeded, which the status check reports)."""
+    out = dict(options or {})
+    if time_limit is not None:
+        out["max_wall_time"] = min(float(time_limit), float(out.get("max_wall_time", np.inf)))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # The program
 # ----------------------------------------------------------------------------------------------------------------
@@ -384,13 +393,13 @@ class MTL(Program, TemplateNormsOfLastSolution):
         """Solve the master. Dual form with Ipopt (and ``native``): from the arrays (see the module docstring);
         otherwise the Pyomo model, materialised, through ``solver``."""
         if model.form == "dual" and solver.name == "ipopt" and self.native:
-            return self._solve_native(model, kw.get("raise_on_failure", True))
+            return self._solve_native(model, kw.get("raise_on_failure", True), kw.get("time_limit"))
         self.materialise(model)
         status = solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
         model._native_mu = None
         return status
 
-    def _solve_native(self, model, raise_on_failure=True):
+    def _solve_native(self, model, raise_on_failure=True, time_limit=None):
         from ..solvers import IPOPT_STATUS, SolveStatus, _finish
         ws, gram = model.ws, model.gram
         gram.grow(ws)
@@ -401,7 +410,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         prev = values_of([ws.components[p] for p in act]) / budget
         Q = gram.Q[:, act][:, :, act]
         alpha, theta, mu, info = solve_qcqp_ipopt(Q, ws.dl_array()[act], slack_idx, len(slacks), budget,
-                                                  beta0=prev, options=self.ipopt_options)
+                                                  beta0=prev, options=_with_wall_time(self.ipopt_options, time_limit))
         name, termination = IPOPT_STATUS.get(info["status"], (f"status {info['status']}", "other"))
         status = SolveStatus(termination, "optimal" if termination == "optimal" else "feasible",
                              f"Ipopt {name}: {info['message']}", info["solver_time"],

@@ -190,7 +190,8 @@ def polish_on_face(Q, q, alpha, slack_idx, n_budgets, budget, p, proj, tol, max_
     return alpha, gap, xi, steps
 
 
-def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=1e-6, max_iter=20000, polish=True):
+def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=1e-6, max_iter=20000, polish=True,
+                        time_limit=None):
     """Maximise (11) over 𝒜 by projected gradient (FISTA with backtracking and adaptive restart).
 
     Parameters
@@ -212,6 +213,8 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
     polish : bool
         When the projected gradient ends above ``tol``, take Newton steps on the face it found
         (:func:`polish_on_face`).
+    time_limit : float, optional
+        Seconds; past them the iteration stops with ``info["timed_out"]`` set (and no polish).
 
     Returns
     -------
@@ -234,7 +237,11 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
     info = {"iterations": 0, "gap": np.inf, "primal": np.inf, "dual": px["value"], "converged": False,
             "stagnated": False}
     restarted = 0
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     for it in range(1, max_iter + 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            info.update(timed_out=True, iterations=it - 1)
+            break
         while True:
             z = proj(y + py["grad"] / L)
             pz = block_dual_parts(Q, q, z, p)
@@ -271,7 +278,10 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
                 break
     else:
         info["iterations"] = max_iter
-    if not info["converged"] and polish:
+    if info.get("timed_out"):
+        primal, _ = block_primal_value(px, q, slack_idx, n_budgets, budget, p)
+        info.update(gap=primal - px["value"], primal=primal, dual=px["value"])
+    elif not info["converged"] and polish:
         x, gap, _, steps = polish_on_face(Q, q, x, slack_idx, n_budgets, budget, p, proj, tol)
         px = block_dual_parts(Q, q, x, p)
         primal = px["value"] + gap
@@ -404,7 +414,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
 
     def solve(self, model, solver, **kw):
         if self.method == "pg":
-            return self._solve_pg(model)
+            return self._solve_pg(model, kw.get("time_limit"))
         self.materialise(model)
         # α = 0 makes every αᵀQʲα vanish, where (·)^{p*/2} is not differentiable for p > 2: start inside 𝒜
         ws = model.ws
@@ -423,7 +433,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
                                   termination=status.termination, solver_message=status.solver_message)
         return status
 
-    def _solve_pg(self, model):
+    def _solve_pg(self, model, time_limit=None):
         from ..solvers import SolveStatus
         ws, gram = model.ws, model.gram
         gram.grow(ws)
@@ -436,8 +446,14 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         q = ws.dl_array()[act]
         t0 = time.perf_counter()
         alpha, info = solve_block_dual_pg(Q, q, slack_idx, len(slacks), budget, self.p, alpha0=alpha0,
-                                          tol=self.tol, max_iter=self.max_pg_iter)
+                                          tol=self.tol, max_iter=self.max_pg_iter, time_limit=time_limit)
         elapsed = time.perf_counter() - t0
+        if info.get("timed_out"):
+            from ..exceptions import SolverError
+            words = (f"projected gradient: time limit of {time_limit:g} s reached after {info['iterations']} "
+                     f"iterations, gap {info['gap']:.3e}")
+            raise SolverError(f"solver pblock-pg ended with max_time ({words}); raise time_limit",
+                              termination="max_time", solver_message=words)
         for p, a in zip(act, alpha):
             ws.components[p].set_value(float(a), skip_validation=True)
         model.pg_info = info

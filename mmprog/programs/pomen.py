@@ -701,8 +701,9 @@ def beta_dual_model(structure, prior, theta, transition, C, examples):
     return m
 
 
-def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, options=None):
-    """Solve (12) for ``examples`` with ``solver`` (an Ipopt :class:`~mmprog.solvers.Solver`).
+def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, options=None, time_limit=None):
+    """Solve (12) for ``examples`` with ``solver`` (an Ipopt :class:`~mmprog.solvers.Solver`), capped at
+    ``time_limit`` seconds (default :data:`mmprog.cutting_plane.SOLVE_TIME_LIMIT`).
 
     Returns
     -------
@@ -719,7 +720,9 @@ def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, op
     m = beta_dual_model(structure, prior, theta, transition, C, examples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        status = solver.solve(m, options=dict(options or {}), load_duals=False, raise_on_failure=False)
+        from ..cutting_plane import SOLVE_TIME_LIMIT
+        status = solver.solve(m, options=dict(options or {}), load_duals=False, raise_on_failure=False,
+                              time_limit=time_limit or SOLVE_TIME_LIMIT)
     if not status.ok:
         # Ipopt's "acceptable" point (converged to its looser acceptable tolerances) is kept and counted by the
         # caller; anything else has no trustworthy optimum
@@ -775,6 +778,8 @@ class PoMEN(M3N):
     seed : int
         Seed of ``init="random"``.
     """
+
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
 
     paper = "Zhu, Xing & Zhang, Partially observed maximum entropy discrimination Markov networks, NIPS 2008"
     equations = "P2 (7); Step 1 (10); Step 2 (11)-(12); priors (13); prediction h2 (6)"
@@ -913,7 +918,8 @@ class PoMEN(M3N):
         return run, np.maximum(hinge, 0.0)
 
     def fit(self, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
-            progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None):
+            progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None,
+            solve_time_limit=None):
         """Run the EM alternation; returns the :class:`~mmprog.cutting_plane.EngineRun` of the last Step 1 with the
         EM read-outs in ``solution.extra`` (``em_history``, ``em_objective``, ``hidden_marginals``) and the h₂
         predictor map in ``feature_map``."""
@@ -933,6 +939,8 @@ class PoMEN(M3N):
         engine_kw = dict(solver=solver, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
                          drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                          snapshot_iters=snapshot_iters, solve_options=solve_options)
+        if solve_time_limit is not None:
+            engine_kw["solve_time_limit"] = solve_time_limit
         self._dims = Dims(n=prepared.n, dim=base.dim, n_slacks=prepared.n if slack == "n" else 1,
                           groups=base.groups, group_names=base.group_names)
         self._seed = None
@@ -970,7 +978,7 @@ class PoMEN(M3N):
             q, kl = hidden_distribution(structure, prior, phi)
         for r in range(rounds + 1):
             run = step1(q, r, "w")
-            if r == rounds:
+            if r == rounds or run.termination in ("time_limit", "interrupted"):
                 break
             w = run.solution.w
             _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
