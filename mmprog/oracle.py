@@ -45,6 +45,9 @@ _WORKER = {}
 
 
 def _init_worker(fmap, prepared):
+    # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
 
