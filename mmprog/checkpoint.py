@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from . import __version__
 from .cuts import Cuts
 from .exceptions import ModelFileError
+from .result import _jsonable
 
 FORMAT = "mmprog-checkpoint"
 FORMAT_VERSION = 1
@@ -80,7 +81,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
             "elapsed": float(elapsed), "upper_bound": float(upper_bound), "termination": termination,
             "dim": int(fmap.dim), "n_slacks": int(len(xi)), "feature_map": fingerprint(fmap),
             "history": history}
-    arrays = {"meta": np.array(json.dumps(meta, default=_json_default)), "w": np.asarray(w, dtype=np.float64),
+    arrays = {"meta": np.array(json.dumps(_jsonable(meta))), "w": np.asarray(w, dtype=np.float64),
               "xi": np.asarray(xi, dtype=np.float64), "example": ws.example_array()[keep] if ws.size else
               np.zeros(0, np.int64), "dl": ws.dl_array()[keep] if ws.size else np.zeros(0),
               "dF_data": F.data, "dF_indices": F.indices, "dF_indptr": F.indptr}
@@ -178,11 +179,3 @@ def load(path):
 
 def _one_line(e):
     return " ".join(str(e).split())[:200]
-
-
-def _json_default(o):
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, np.generic):
-        return o.item()
-    return str(o)
