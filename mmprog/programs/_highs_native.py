@@ -39,7 +39,9 @@ def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
     """
     from ..solvers import HIGHS_STATUS, SolveStatus, _finish
     from ..cutting_plane import SOLVE_TIME_LIMIT
-    h.setOptionValue("time_limit", float(time_limit) if time_limit else SOLVE_TIME_LIMIT)
+    # HiGHS compares time_limit with the object's run time summed over every run() so far, so a persistent
+    # object's limit is that sum plus this solve's seconds (else a long fit's masters all "hit" the limit at once)
+    h.setOptionValue("time_limit", h.getRunTime() + (float(time_limit) if time_limit else SOLVE_TIME_LIMIT))
     t0 = time.perf_counter()
     h.run()
     elapsed = time.perf_counter() - t0
