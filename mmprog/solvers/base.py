@@ -45,7 +45,7 @@ import weakref
 
 import numpy as np
 
-from .exceptions import SolverError, SolverUnavailable, check_param
+from ..exceptions import SolverError, SolverUnavailable, check_param
 
 logger = logging.getLogger(__name__)
 
