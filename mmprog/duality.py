@@ -265,7 +265,8 @@ class Context:
     def cross_solvers(self, problem_class):
         """Solvers for the cross-solver statement: ``[(name, None)]`` usable ones and ``[(name, reason)]`` the
         others — the user's list, else every registered solver that claims the class."""
-        from .solvers import _REGISTRY, get_solver, registered
+        from .solvers import get_solver, registered
+        from .solvers.base import _REGISTRY
         from .solvers import ProblemClass
         pc = ProblemClass(problem_class)
         names = self.solvers or [n for n in registered() if pc in _REGISTRY[n].capabilities]

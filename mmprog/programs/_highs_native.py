@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 
 def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
-    """Run a highspy object and check its model status (:func:`mmprog.solvers._finish`, in HiGHS's own words).
+    """Run a highspy object and check its model status (:func:`mmprog.solvers.base._finish`, in HiGHS's own words).
 
     Parameters
     ----------
@@ -37,7 +37,8 @@ def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
     -------
     SolveStatus
     """
-    from ..solvers import HIGHS_STATUS, SolveStatus, _finish
+    from ..solvers.base import SolveStatus, _finish
+    from ..solvers.highs import HIGHS_STATUS
     h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
     t0 = time.perf_counter()
     h.run()
@@ -200,7 +201,7 @@ class GramDualQP:
 
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
-        objective the dual master's maximum), checked by :func:`mmprog.solvers._finish` in HiGHS's own words."""
+        objective the dual master's maximum), checked by :func:`mmprog.solvers.base._finish` in HiGHS's own words."""
         self.sync(model)
         status = run_highs(self.h, time_limit or self.time_limit, raise_on_failure, objective_scale=-1.0 / self.scale)
         if status.termination == "optimal":

@@ -391,7 +391,8 @@ class MTL(Program, TemplateNormsOfLastSolution):
         return status
 
     def _solve_native(self, model, raise_on_failure=True):
-        from ..solvers import IPOPT_STATUS, SolveStatus, _finish
+        from ..solvers.base import SolveStatus, _finish
+        from ..solvers.ipopt import IPOPT_STATUS
         ws, gram = model.ws, model.gram
         gram.grow(ws)
         act = np.nonzero(ws.active_mask())[0]

@@ -1,5 +1,24 @@
-"""The solver registry (moving into one module per back end beside :mod:`mmprog.solvers.base`)."""
+"""The solver registry: every optimisation back end mmprog can hand a Pyomo master program to, by name.
 
-from .base import *  # noqa: F401,F403
-from .base import _REGISTRY, _INSTANCES, _finish, HIGHS_STATUS, IPOPT_STATUS  # noqa: F401
+:mod:`mmprog.solvers.base` defines the interface (:class:`Solver`, :class:`PersistentHandle`), the registry, the
+normalised status vocabulary, :func:`classify` and the sign convention of :func:`duals`. Each back end is one module
+of this package whose :class:`Solver` subclass is decorated with ``@register("name")``:
+
+======================  ===============================================================================
+``highs``               HiGHS through Pyomo's persistent contrib interface (and its persistent handle)
+``ipopt``               Ipopt through cyipopt (PyNumero) or an ``ipopt`` executable
+``glpk``, ``cbc``       LP executables through Pyomo's LP-file interface
+``mosek``, ``gurobi``   Pyomo's direct and legacy persistent interfaces
+``scip``                pyscipopt (Pyomo's ``scip_direct``) or a ``scip`` executable
+``pyomo_legacy``        what the back ends reached through Pyomo's legacy interfaces share
+======================  ===============================================================================
+
+Adding a back end means adding one module here and its name to the import line below, whose order is the
+registry's order (the order ``mmprog solvers`` lists them and the cross-solver statements try them).
+"""
+
+from . import highs, ipopt, glpk, cbc, mosek, gurobi, scip  # noqa: F401  (registers the back ends, in this order)
+from .base import (SOLUTION_STATUSES, TERMINATIONS, Availability, AvailabilityReport, PersistentHandle, ProblemClass,
+                   Solver, SolveStatus, classify, default_solver, duals, format_table, get_solver, model_size, register,
+                   registered, table)
 from .base import __all__  # noqa: F401
