@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .exceptions import DataError, ParameterError, check_param
+from ...exceptions import DataError, ParameterError, check_param
 
 __all__ = ["LInfMaxMargin", "LInfFitResult", "bounded_simplex", "select_sets", "set_perceptron", "PerceptronResult",
            "set_prf", "resolve_g"]
@@ -329,7 +329,7 @@ class LInfMaxMargin(BaseEstimator):
         resolve_g(self.g)
 
     def _kernels(self):
-        from .kernels import Linear, get_kernel
+        from ...kernels import Linear, get_kernel
         if self.kernel is None:
             return None
         if isinstance(self.kernel, tuple):
@@ -358,7 +358,7 @@ class LInfMaxMargin(BaseEstimator):
             (:class:`mmprog.exceptions.DataError`) for a negative, NaN or infinite entry (naming matrix and entry),
             mismatched rows, or a sample with φ(xᵢ) = 0 or ψ(yᵢ) = 0 (its constraint cannot hold).
         """
-        from .programs.linf import KernelSamples, TensorSamples, solve_linf
+        from .program import KernelSamples, TensorSamples, solve_linf
         self._validate()
         t_start = time.perf_counter()
         kernels = self._kernels()
@@ -413,7 +413,7 @@ class LInfMaxMargin(BaseEstimator):
 
         With a kernel: d = Σₖ (w_Φ)ₖ κφ(xₖ, x) ψ(yₖ) (22), over the k with (w_Φ)ₖ ≠ 0 only, W never formed.
         """
-        from .programs.linf import check_nonnegative
+        from .program import check_nonnegative
         self._check_fitted()
         if self.w_phi_ is None:
             F = check_nonnegative("Phi", Phi)
@@ -524,7 +524,7 @@ def set_perceptron(Phi, Psi, lam=0.5, normalize=True, w_star=None, max_epochs=10
     new elements (their columns' entries only); the next violated sample is found by a vectorised scan of the
     samples violated at the start of the epoch (margins only grow), so the loop runs over updates, not samples.
     """
-    from .programs.linf import TensorSamples, check_nonnegative
+    from .program import TensorSamples, check_nonnegative
     check_param("lam", lam, isinstance(lam, (int, float)) and 0 < lam < 1, "a float in (0, 1)")
     check_param("max_epochs", max_epochs, isinstance(max_epochs, (int, np.integer)) and max_epochs >= 1,
                 "an int >= 1")

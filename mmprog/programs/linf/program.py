@@ -79,11 +79,11 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..cuts import Cuts
-from ..exceptions import DataError, ParameterError, SolverError, check_param
-from ..solvers import ProblemClass, get_solver
-from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
+from ...cuts import Cuts
+from ...exceptions import DataError, ParameterError, SolverError, check_param
+from ...solvers import ProblemClass, get_solver
+from ..base import Dims, Program, Solution, register
+from ..working_set import WorkingSet, values_of
 
 log = logging.getLogger("mmprog.linf")
 
@@ -363,7 +363,7 @@ class KernelSamples:
         return self.kx.diag(self.A) * self.ky.diag(self.P)
 
     def _block(self, rows, cols):
-        from ..kernels import joint_gram
+        from ...kernels import joint_gram
         kx, ky = self.kx, self.ky
         return joint_gram(kx, ky, kx.take(self.A, rows), kx.take(self.A, cols),
                           ky.take(self.P, rows), ky.take(self.P, cols))
@@ -695,7 +695,7 @@ def duality_report(model):
         w); ``complementarity`` maxᵢ |αᵢ·(zᵢᵀw − b)| (= 0); ``primal_violation`` maxᵢ (b − zᵢᵀw)⁺ on the working set;
         ``bound_violation`` ‖w‖∞ − t (≤ 0).
     """
-    from ..solvers import duals
+    from ...solvers import duals
     ws = model.ws
     prog = LInf(b=model.b)
     sol = prog.read_solution(model)
@@ -777,7 +777,7 @@ class NativeMaster:
 
     def solve(self, cold=False, time_limit=None):
         """Run HiGHS (from scratch when ``cold``); return (SolveStatus, column values (n_cols,), t)."""
-        from ._highs_native import run_highs
+        from .._highs_native import run_highs
         if cold:
             self.h.clearSolver()
         status = run_highs(self.h, time_limit)
