@@ -1,8 +1,8 @@
 """``mmprog verify``, ``mmprog show`` and ``mmprog catalogue``: the duality checks, the structure of a master, and
-the formulation catalogue, as sub-commands (registered with :func:`mmprog.cli.command`)."""
+the formulation catalogue, as sub-commands (registered with :func:`mmprog.commands.command`)."""
 from __future__ import annotations
 
-from .cli import _parse_value, _print, command, load_data, table
+from .commands import _parse_value, _print, command, load_data, table
 from .exceptions import MMProgError
 
 DEFAULT_DATA = "tiny:seed=0"
