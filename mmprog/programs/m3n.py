@@ -319,9 +319,9 @@ def p0_checks(ctx, master_kw=None, theorem3=True):
     if ctx.dataset is not None:
         w_t = np.zeros_like(w)
         w_t[tm.support] = [pyo.value(tm.w[int(k)]) for k in tm.support]
-        from ..result import Predictor
-        a = Predictor(res.fmap, w, res.program).predict(ctx.dataset)
-        b = Predictor(res.fmap, w_t, res.program).predict(ctx.dataset)
+        from ..features.base import predict
+        a = predict(res.fmap, w, ctx.dataset)
+        b = predict(res.fmap, w_t, ctx.dataset)
         diff = sum(int(np.count_nonzero(x != y)) for x, y in zip(a, b))
         yield ctx.check("Theorem 3: predictions of h₁ (posterior mean) = predictions of h₀ (P0's w), labels that "
                         "differ", diff, 0, 0, reason=f"{sum(len(x) for x in a)} labels")
