@@ -48,6 +48,7 @@ class LInfSVM(Program):
     def build(self, dims):
         m = pyo.ConcreteModel(name=NAME)
         m.dims = dims
+        m.master = "primal"
         m.ws = WorkingSet(dims.dim)
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
@@ -71,9 +72,7 @@ class LInfSVM(Program):
         return added
 
     def drop_cuts(self, model, positions):
-        self.deactivate_rows(model, [model.ws.components[p] for p in positions])
-        for pos in positions:
-            model.ws.active[pos] = False
+        self.drop_alpha_or_rows(model, positions)            # a primal master: the rows are deactivated
 
     def read_solution(self, model):
         w = values_of(model.w_list)
