@@ -13,11 +13,18 @@ of this package whose :class:`Solver` subclass is decorated with ``@register("na
 ``pyomo_legacy``        what the back ends reached through Pyomo's legacy interfaces share
 ======================  ===============================================================================
 
-Adding a back end means adding one module here and its name to the import line below, whose order is the
+Adding a back end means adding one module here and one import line below; the order of those lines is the
 registry's order (the order ``mmprog solvers`` lists them and the cross-solver statements try them).
 """
 
-from . import highs, ipopt, glpk, cbc, mosek, gurobi, scip  # noqa: F401  (registers the back ends, in this order)
+# importing a back end's module registers it
+from . import highs  # noqa: F401
+from . import ipopt  # noqa: F401
+from . import glpk  # noqa: F401
+from . import cbc  # noqa: F401
+from . import mosek  # noqa: F401
+from . import gurobi  # noqa: F401
+from . import scip  # noqa: F401
 from .base import (SOLUTION_STATUSES, TERMINATIONS, Availability, AvailabilityReport, PersistentHandle, ProblemClass,
                    Solver, SolveStatus, classify, default_solver, duals, format_table, get_solver, model_size, register,
                    registered, table)
