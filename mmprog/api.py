@@ -40,7 +40,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Drop cuts inactive for this many rounds.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
-        :data:`mmprog.cutting_plane.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
+        :data:`mmprog.solvers.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
         :class:`~mmprog.exceptions.SolverError` with the solver's words. A solve stopped by what is left of
         ``time_limit`` instead ends the fit with termination ``"time_limit"`` and the last solved point.
     checkpoint : str, optional

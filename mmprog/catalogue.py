@@ -311,7 +311,8 @@ def _component_rows(model, meanings, what):
 
 
 def _solvers_line(problem_class):
-    from .solvers import _REGISTRY, registered
+    from .solvers import registered
+    from .solvers.base import _REGISTRY
     names = [n for n in registered() if problem_class in _REGISTRY[n].capabilities]
     return ", ".join(f"`{n}`" for n in names)
 

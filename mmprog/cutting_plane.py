@@ -27,12 +27,10 @@ import numpy as np
 from . import interrupts
 from .exceptions import ParameterError, SolverError, check_param
 from .programs.base import Dims
+from .solvers.base import SOLVE_TIME_LIMIT
 
 log = logging.getLogger("mmprog.cutting_plane")
 
-#: Default cap (seconds) on one master solve, passed to the solver: masters of the shipped programs solve in well
-#: under a second to a few seconds on full corpora, so a solve still running after ten minutes is stuck.
-SOLVE_TIME_LIMIT = 600.0
 
 #: The terminations a fit can end with.
 TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")

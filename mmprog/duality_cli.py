@@ -1,8 +1,8 @@
 """``mmprog verify``, ``mmprog show`` and ``mmprog catalogue``: the duality checks, the structure of a master, and
-the formulation catalogue, as sub-commands (registered with :func:`mmprog.cli.command`)."""
+the formulation catalogue, as sub-commands (registered with :func:`mmprog.commands.command`)."""
 from __future__ import annotations
 
-from .cli import _parse_value, _print, command, load_data, table
+from .commands import _parse_value, _print, command, load_data, table
 from .exceptions import MMProgError
 
 DEFAULT_DATA = "tiny:seed=0"
@@ -16,7 +16,8 @@ def _training_solvers(program_name, solvers):
     """Solvers to train with, in order: the user's that take the program's class, else the program's default and
     then every other registered solver that is usable for the class (a fallback when one fails numerically)."""
     from .programs import get_program
-    from .solvers import _REGISTRY, default_solver, get_solver, registered
+    from .solvers import default_solver, get_solver, registered
+    from .solvers.base import _REGISTRY
     try:
         pc = get_program(program_name).problem_class
     except MMProgError:

@@ -39,12 +39,15 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 
-from ..exceptions import ParameterError
+from ..duality import (Check, Duality, _rebuild_as, _result_numbers, _scale, cross_solver_checks, duality_for,
+                       feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
+from ..exceptions import MMProgError, ParameterError, SolverError, SolverUnavailable
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, support_combination,
                   template_groups)
+from .mtl import _group_norms, template_grams
 from .working_set import WorkingSet, values_of
 
 
@@ -502,3 +505,101 @@ class PBlock(Program, TemplateNormsOfLastSolution):
 
 
 __all__ = ["PBlock", "solve_block_dual_pg", "block_dual_parts", "block_primal_value"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: (10), its dual (11) and the recovery (12)–(13), as statements for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def block_dual(Q, dl, alpha, p):
+    """(11) at α and the recovery (12): returns (value, μ (m,)), recomputed here from the paper's formulas.
+
+    value = Σ α Δℓ − ½ (Σⱼ (αᵀQʲα)^{p*/2})^{2/p*};  μⱼ = (Σₗ (αᵀQˡα)^{p*/2})^{(p−2)/p} (αᵀQʲα)^{(2−p)/(2(p−1))}
+    (templates with αᵀQʲα = 0 get μⱼ = 0: their block of w is 0 anyway)."""
+    ps = p / (p - 1.0)
+    sq = np.maximum(np.einsum("jrs,r,s->j", Q, alpha, alpha), 0.0)
+    live = sq > 1e-300
+    S = float(np.sum(sq[live] ** (ps / 2.0)))
+    mu = np.zeros(len(sq))
+    if S > 0:
+        mu[live] = S ** ((p - 2.0) / p) * sq[live] ** ((2.0 - p) / (2.0 * (p - 1.0)))
+    return float(alpha @ dl) - 0.5 * (S ** (2.0 / ps) if S > 0 else 0.0), mu
+
+
+@duality_for("pblock")
+class PBlockDuality(Duality):
+    """p-block MTL: the master is the dual (11) itself (the Pyomo NLP over α); the statements compare it with the
+    primal (10) at the w recovered by (12)–(13), all recomputed from ΔF and α."""
+
+    def dual_model(self, result):
+        from .base import get_program
+        prog = get_program(result.program, **result.params)
+        if type(prog).dual_model is not Program.dual_model:       # the program states (10) itself one day
+            return prog.dual_model(result.model)
+        prog.materialise(result.model)
+        return result.model            # the master already is (11)
+
+    def checks(self, ctx):
+        yield from pblock_checks(ctx)
+
+
+def pblock_checks(ctx):
+    res = ctx.result
+    p = float(res.params["p"])
+    model = res.model
+    groups = np.asarray(model.groups, dtype=np.int64)
+    m_t = int(len(model.template_names))
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    Q = template_grams(arrays, groups, m_t)
+    D, mu = block_dual(Q, arrays.dl, alpha, p) if len(alpha) else (0.0, np.zeros(m_t))
+    norms = _group_norms(w, groups, m_t)
+    P = 0.5 * float(np.sum(norms ** p)) ** (2.0 / p) + arrays.budget * float(xi.sum())
+    # the projected gradient stops at a relative gap tol (or STAGNATION_GAP when it stagnates in floating point)
+    tol = max(float(res.params.get("tol", 1e-6)), STAGNATION_GAP) * _scale(P)
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    yield ctx.check(f"strong duality: (10) value ½(Σⱼ‖wⱼ‖ᵖ)^(2/p) + C·s·Σξ = (11) value at α (p = {p:g}, Qʲ "
+                    f"recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")
+    mu_res = res.extra.get("template_weights")
+    if mu_res is not None:
+        yield ctx.check("recovery (12): the program's template weights μⱼ = the formula at α (max deviation)",
+                        float(np.abs(np.asarray(mu_res, dtype=np.float64) - mu).max(initial=0.0)), 0.0,
+                        1e-6 * _scale(mu))
+    w13 = mu[groups] * (arrays.F.T @ alpha) if len(alpha) else np.zeros_like(w)
+    yield ctx.check("recovery (13): w = μⱼ Σ α ΔFⱼ blockwise (‖·‖∞)", float(np.abs(w - w13).max(initial=0.0)), 0.0,
+                    1e-6 * _scale(w))
+    # the gradient of (11) is Δℓ_r − w(α)ᵀΔF_r (the module's claim; by finite differences of (11) here)
+    if len(alpha) and np.all(alpha[alpha > 0] > 0):
+        h = 1e-6 * max(1.0, arrays.budget)
+        fd = np.array([(block_dual(Q, arrays.dl, alpha + h * e, p)[0] - block_dual(Q, arrays.dl, alpha - h * e, p)[0])
+                       / (2 * h) for e in np.eye(len(alpha))[: min(len(alpha), 40)]])
+        grad = (arrays.dl - arrays.F @ w13)[: len(fd)]
+        yield ctx.check("gradient of (11): ∂/∂α_r = Δℓ_r − w(α)ᵀΔF_r (central differences, first cuts)",
+                        float(np.abs(fd - grad).max(initial=0.0)), 0.0, 1e-4 * _scale(grad),
+                        reason=f"{len(fd)} coordinates")
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    # the projected gradient stops at a relative gap ≥ 1e-6, which leaves the slacks of cuts with α_r > 0 at ~1e-5
+    yield sparsity_check(ctx, arrays, w, xi, alpha, tight=10 * max(float(res.params.get("tol", 1e-6)), 1e-5))
+    if abs(p - 2.0) < 1e-12:
+        name, why = ctx.solver_for("QP")
+        stmt = "p = 2 is the structural SVM: M³N's Gram dual master on the same cuts has the same optimum"
+        if name is None:
+            yield ctx.skip(stmt, why)
+        else:
+            try:
+                _, sol = _rebuild_as(res, "m3n", name, C=res.params["C"], master="dual")
+                yield ctx.check(stmt, sol.objective, P, tol, reason=f"solved by {name}")
+            except (SolverError, SolverUnavailable, MMProgError) as e:
+                yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
+    other = "nlp" if res.params.get("method", "pg") == "pg" else "pg"
+    nlp, why = ctx.solver_for("NLP")
+    stmt = f"(11) by method={res.params.get('method', 'pg')} = (11) by method={other} on the same working set"
+    if nlp is None:
+        yield ctx.skip(stmt, why)
+    else:
+        try:
+            _, sol = rebuild_master(res, nlp, method=other)
+            yield ctx.check(stmt, sol.dual_objective, D, tol, reason=f"the Pyomo NLP by {nlp}")
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, stmt, D, None, None, None, "fail", str(e))
+    yield from cross_solver_checks(ctx, method="nlp")
