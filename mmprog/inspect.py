@@ -278,4 +278,4 @@ def to_latex(result, dual=False, expand=False):
         except Exception:       # linf's run is not trained by mmprog.fit: its model is complete already
             pass
         what = f"master of {result.program}"
-    return model_latex(model, expand=expand, title=f"{what}: model {model.name}")
+    return model_latex(model, expand=expand, title=f"{what}: model {model.name.strip(chr(39))}")

@@ -79,8 +79,10 @@ def num(x):
     x = float(x)
     if x == int(x) and abs(x) < 1e12:
         return str(int(x))
-    if abs(2 * x - round(2 * x)) < 1e-12:
-        return r"\frac{" + str(int(round(2 * x))) + "}{2}"
+    from fractions import Fraction
+    f = Fraction(x).limit_denominator(12)
+    if abs(float(f) - x) < 1e-12 * max(1.0, abs(x)):
+        return ("-" if f < 0 else "") + r"\frac{" + str(abs(f.numerator)) + "}{" + str(f.denominator) + "}"
     return f"{x:.4g}"
 
 
@@ -434,11 +436,13 @@ class _Family:
                         break
                 if ok:
                     Q = r"\langle \Delta F_{" + bb + r"}, \Delta F_{" + q2 + r"} \rangle"
+                    half = r"\frac{1}{2}"
                 else:
                     Q = f"Q^{{{self.a}}}_{{{bb}{q2}}}" if self.a else f"Q_{{{bb}{q2}}}"
-                    self.legend.add(Q + r"\colon\ \text{the coefficients of " + _escape(self.comp.local_name)
-                                    + r" as the model holds them}")
-                tex = (r"\frac{1}{2}\sum_{" + f"{bb}, {q2}" + "} " + Q + r"\, " + _sub(sym, bb) + r"\, "
+                    half = ""
+                    self.legend.add(Q + r"\colon\ \text{the symmetric matrix of " + _escape(self.comp.local_name)
+                                    + r" as the model holds it}")
+                tex = (half + r"\sum_{" + f"{bb}, {q2}" + "} " + Q + r"\, " + _sub(sym, bb) + r"\, "
                        + _sub(symbol(f2), q2))
             out[(rid, ("q", (id(f1), id(f2))))] = tex
         return out
@@ -802,11 +806,12 @@ def model_latex(model, expand=False, title=None):
     str
     """
     rows, legend = math_lines(model)
-    out = _block(rows, title or f"model {model.name}")
+    name = model.name.strip("'")
+    out = _block(rows, title or f"model {name}")
     if legend:
         out += ["% symbols read from the model", r"\begin{align*}"]
         out += [("& " + line + (r" \\" if j < len(legend) - 1 else "")) for j, line in enumerate(legend)]
         out.append(r"\end{align*}")
     if expand:
-        out += _block(_expanded(model), f"the numbers of this instance (model {model.name})")
+        out += _block(_expanded(model), f"the numbers of this instance (model {name})")
     return "\n".join(out)
