@@ -726,6 +726,15 @@ def math_lines(model, active_only=True):
     rows += con_rows
     for tex, note in _domain_lines(model):
         rows.append(("& " + tex, note))
+    for p in model.component_objects(pyo.Param, descend_into=True):
+        if not len(p):
+            continue
+        if p.is_indexed():
+            legend.append(_sub(symbol(p), letter(p)) + r"\colon\ \text{Param " + _escape(p.local_name)
+                          + f" ({len(p)} values)}}")
+        else:
+            legend.append(symbol(p) + " = " + num(pyo.value(p)) + r"\quad \text{(Param " + _escape(p.local_name)
+                          + ")}")
     return rows, list(dict.fromkeys(legend))
 
 
@@ -809,7 +818,7 @@ def model_latex(model, expand=False, title=None):
     name = model.name.strip("'")
     out = _block(rows, title or f"model {name}")
     if legend:
-        out += ["% symbols read from the model", r"\begin{align*}"]
+        out += ["% symbols and Params read from the model", r"\begin{align*}"]
         out += [("& " + line + (r" \\" if j < len(legend) - 1 else "")) for j, line in enumerate(legend)]
         out.append(r"\end{align*}")
     if expand:
