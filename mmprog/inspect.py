@@ -253,8 +253,8 @@ def to_latex(result, dual=False, expand=False):
 
     Parameters
     ----------
-    result : Result
-        A trained program (``mmprog.fit``), or anything with ``.model`` and ``.program``.
+    result : Result or ConcreteModel
+        A trained program (``mmprog.fit``), anything with ``.model`` and ``.program``, or a bare Pyomo model.
     dual : bool
         Write the explicit dual instead of the master.
     expand : bool
@@ -266,6 +266,10 @@ def to_latex(result, dual=False, expand=False):
         ``align*`` blocks (amsmath); every line also parses with matplotlib's mathtext.
     """
     from .latex import model_latex
+    if not hasattr(result, "program") and hasattr(result, "component_objects"):
+        if dual:
+            raise TypeError("to_latex(model, dual=True): the explicit dual is built from a trained result; pass it")
+        return model_latex(result, expand=expand)        # any Pyomo model
     if dual:
         from .duality import dual_model
         model = dual_model(result)

@@ -48,6 +48,8 @@ SYMBOLS = {"w": "w", "xi": r"\xi", "alpha": r"\alpha", "mu": r"\mu", "nu": r"\nu
 #: the symbol of the cut rows by the cut index letter (the L∞ program's samples zᵢ are indexed by i)
 CUT_SYMBOLS = {"r": r"\Delta F", "i": "z"}
 _REL_TOL = 1e-9
+#: rows of one family that take different templates are written as up to this many lines (most common first)
+MAX_FORMS = 3
 
 
 def _escape(name):
@@ -121,12 +123,13 @@ def _split(c):
 
 
 def _param_tex(params, where):
-    """Symbols of the Params of a coefficient; ``where(index)`` names an index by a letter (or None: the number)."""
+    """Symbols of the Params of a coefficient; ``where(component, index)`` names an index (a letter or the
+    number)."""
     out = []
     for p in params:
         comp = p.parent_component()
         if comp.is_indexed():
-            out.append(_sub(symbol(comp), where(p.index())))
+            out.append(_sub(symbol(comp), where(comp, p.index())))
         else:
             out.append(symbol(comp))
     return "\\,".join(out)
@@ -232,16 +235,17 @@ class _Family:
         self.cuts = cuts
         self.legend = set()
 
-    def where(self, row_index, var_comp=None):
-        """Name an index: the row's letter when it is the row's index, the variable's letter in a sum."""
-        def name(idx):
-            if self.a is not None and idx == row_index:
+    def where(self, row_index):
+        """Name a Param's index: the row's letter when it is the row's own element (same index set letter and
+        index), else the number."""
+        def name(comp, idx):
+            if self.a is not None and letter(comp) == self.a and idx == row_index:
                 return self.a
             return str(idx) if not isinstance(idx, tuple) else ",".join(map(str, idx))
         return name
 
-    def template(self):
-        """``(tex, n_rows_matching, n_rows)``; the most common template of the rows."""
+    def forms(self):
+        """The distinct templates of the rows, most common first: ``[(tex, [row components])]``."""
         repns = []
         for row, e in self.rows:
             r = generate_standard_repn(e, compute_values=False, quadratic=True)
@@ -250,9 +254,10 @@ class _Family:
             texts = [_Nonlinear(self, row).tex(e) for row, e, _ in repns]
         else:
             texts = self._polynomial(repns)
-        counts = Counter(texts)
-        best, n = counts.most_common(1)[0]
-        return best, n, len(texts)
+        by_text = defaultdict(list)
+        for (row, _), tex in zip(self.rows, texts):
+            by_text[tex].append(row)
+        return sorted(by_text.items(), key=lambda kv: -len(kv[1]))
 
     # --- polynomial rows: groups of terms per variable family ----------------------------------------------------
     def _polynomial(self, repns):
@@ -380,14 +385,17 @@ class _Family:
         return self.a is not None and letter(fam) == self.a and var.index() == ridx
 
     def _where_var(self, ridx, var, bb):
-        a = self.a
+        """Name a Param's index inside a group over the variable family of ``var`` (summed over ``bb``): the row's
+        letter for the row's own element, the sum's letter for a Param indexed like the variables."""
+        a, vletter = self.a, letter(var.parent_component())
 
-        def name(idx):
-            if a is not None and idx == ridx:
+        def name(comp, idx):
+            pl = letter(comp)
+            if a is not None and pl == a and idx == ridx:
                 return a
-            if idx == var.index() or idx is not None:
-                return bb if bb is not None else str(idx)
-            return str(idx)
+            if pl is not None and pl == vletter and bb is not None:
+                return bb
+            return str(idx) if not isinstance(idx, tuple) else ",".join(map(str, idx))
         return name
 
     def _quad_group(self, key, terms):
@@ -641,11 +649,11 @@ class _Rhs:
         split = [_split(v) for v in vals]
         nums = [s[0] for s in split]
         params = {tuple(id(p) for p in s[1]) for s in split}
+        dl = [fam.cuts.dl.get(id(c)) for c in cons]
+        if all(d is not None and _close(d, x) for d, x in zip(dl, nums)) and not any(s[1] for s in split):
+            return r"\Delta\ell_{" + (fam.a or "r") + "}"
         if all(_close(x, nums[0]) for x in nums) and len(params) == 1:
             return fam._coef_tex(nums[0], split[0][1], cons[0], "", standalone=True) or "0"
-        dl = [fam.cuts.dl.get(id(c)) for c in cons]
-        if all(d is not None and _close(d, x) for d, x in zip(dl, nums)):
-            return r"\Delta\ell_{" + (fam.a or "r") + "}"
         sym = f"b^{{{_escape(fam.comp.local_name)}}}_{{{fam.a}}}"
         fam.legend.add(sym + r"\colon\ \text{the right-hand sides of " + _escape(fam.comp.local_name)
                        + r" as the model holds them}")
@@ -681,20 +689,25 @@ def math_lines(model, active_only=True):
             by_rel[_relation(c)].append(c)
         for rel, group in by_rel.items():
             fam = _Family(comp, [(c, c.body) for c in group], cuts)
-            tex, n, total = fam.template()
-            if rel == "range":
-                line = _Rhs.tex(fam, group, "lower") + r" \leq " + tex + r" \leq " + _Rhs.tex(fam, group, "upper")
-            elif rel == r"\geq":
-                line = tex + r" \geq " + _Rhs.tex(fam, group, "lower")
-            elif rel == "=":
-                line = tex + " = " + _Rhs.tex(fam, group, "upper")
-            else:
-                line = tex + r" \leq " + _Rhs.tex(fam, group, "upper")
-            head = _sub(label(comp), fam.a) + r"\colon\ "
-            con_rows.append((("& " if con_rows else r"\text{s.t.} \quad & ") + head + line
-                             + (r" \quad \forall " + fam.a if fam.a else ""),
-                             f"{comp.local_name}: {total} rows" + (f" ({total - n} of another form)" if n < total
-                                                                  else "")))
+            forms = fam.forms()
+            for f, (tex, members) in enumerate(forms[:MAX_FORMS]):
+                if rel == "range":
+                    line = (_Rhs.tex(fam, members, "lower") + r" \leq " + tex + r" \leq "
+                            + _Rhs.tex(fam, members, "upper"))
+                elif rel == r"\geq":
+                    line = tex + r" \geq " + _Rhs.tex(fam, members, "lower")
+                elif rel == "=":
+                    line = tex + " = " + _Rhs.tex(fam, members, "upper")
+                else:
+                    line = tex + r" \leq " + _Rhs.tex(fam, members, "upper")
+                head = _sub(label(comp), fam.a) + r"\colon\ "
+                note = f"{comp.local_name}: {len(members)} rows" + (
+                    f" of {len(group)} (form {f + 1} of {len(forms)})" if len(forms) > 1 else "")
+                con_rows.append((("& " if con_rows else r"\text{s.t.} \quad & ") + head + line
+                                 + (r" \quad \forall " + fam.a if fam.a else ""), note))
+            if len(forms) > MAX_FORMS:
+                rest = sum(len(m) for _, m in forms[MAX_FORMS:])
+                con_rows.append((r"& \dots", f"{comp.local_name}: {rest} rows of {len(forms) - MAX_FORMS} other forms"))
             legend += sorted(fam.legend)
     rows = []
     objs = list(model.component_data_objects(pyo.Objective, active=True))
@@ -703,7 +716,7 @@ def math_lines(model, active_only=True):
     for obj in objs:
         sense = r"\min" if obj.sense == pyo.minimize else r"\max"
         fam = _Family(obj.parent_component(), [(obj, obj.expr)], cuts)
-        body, _, _ = fam.template()
+        body = fam.forms()[0][0]
         legend += sorted(fam.legend)
         named += [c for c in _named_in(obj.expr)]
         rows.append((sense + "_{" + r",\, ".join(vars_) + r"} \quad & " + body,
@@ -717,11 +730,15 @@ def math_lines(model, active_only=True):
         if not datas:
             continue
         fam = _Family(comp, datas, cuts)
-        tex, n, total = fam.template()
+        forms = fam.forms()
         head = _sub(label(comp), fam.a)
-        rows.append((r"\text{where} \quad & " + head + " = " + tex + (r" \quad \forall " + fam.a if fam.a else ""),
-                     f"expression {comp.local_name}: {total}" + (f" ({total - n} of another form)" if n < total
-                                                                else "")))
+        for f, (tex, members) in enumerate(forms[:MAX_FORMS]):
+            rows.append((r"\text{where} \quad & " + head + " = " + tex
+                         + (r" \quad \forall " + fam.a if fam.a else ""),
+                         f"expression {comp.local_name}: {len(members)}" + (
+                             f" of {len(datas)} (form {f + 1} of {len(forms)})" if len(forms) > 1 else "")))
+        if len(forms) > MAX_FORMS:
+            rows.append((r"& \dots", f"expression {comp.local_name}: {len(forms) - MAX_FORMS} other forms"))
         legend += sorted(fam.legend)
     rows += con_rows
     for tex, note in _domain_lines(model):
