@@ -640,24 +640,22 @@ def _relation(con):
     return r"\geq" if con.has_lb() else r"\leq"
 
 
-class _Rhs:
-    """A right-hand side over the rows of a family: a common value, the cuts' Δℓ_r, or a generic symbol."""
-
-    @staticmethod
-    def tex(fam, cons, which):
-        vals = [getattr(c, which) for c in cons]
-        split = [_split(v) for v in vals]
-        nums = [s[0] for s in split]
-        params = {tuple(id(p) for p in s[1]) for s in split}
-        dl = [fam.cuts.dl.get(id(c)) for c in cons]
-        if all(d is not None and _close(d, x) for d, x in zip(dl, nums)) and not any(s[1] for s in split):
-            return r"\Delta\ell_{" + (fam.a or "r") + "}"
-        if all(_close(x, nums[0]) for x in nums) and len(params) == 1:
-            return fam._coef_tex(nums[0], split[0][1], cons[0], "", standalone=True) or "0"
-        sym = f"b^{{{_escape(fam.comp.local_name)}}}_{{{fam.a}}}"
-        fam.legend.add(sym + r"\colon\ \text{the right-hand sides of " + _escape(fam.comp.local_name)
-                       + r" as the model holds them}")
-        return sym
+def _rhs(fam, cons, which):
+    """The right-hand side ``which`` (``"lower"``/``"upper"``) over rows of a family: the cuts' Δℓ_r, a common value
+    (mutable Params by symbol) or a generic symbol."""
+    vals = [getattr(c, which) for c in cons]
+    split = [_split(v) for v in vals]
+    nums = [s[0] for s in split]
+    params = {tuple(id(p) for p in s[1]) for s in split}
+    dl = [fam.cuts.dl.get(id(c)) for c in cons]
+    if all(d is not None and _close(d, x) for d, x in zip(dl, nums)) and not any(s[1] for s in split):
+        return r"\Delta\ell_{" + (fam.a or "r") + "}"
+    if all(_close(x, nums[0]) for x in nums) and len(params) == 1:
+        return fam._coef_tex(nums[0], split[0][1], cons[0], "", standalone=True) or "0"
+    sym = f"b^{{{_escape(fam.comp.local_name)}}}_{{{fam.a}}}"
+    fam.legend.add(sym + r"\colon\ \text{the right-hand sides of " + _escape(fam.comp.local_name)
+                   + r" as the model holds them}")
+    return sym
 
 
 def math_lines(model, active_only=True):
@@ -692,14 +690,14 @@ def math_lines(model, active_only=True):
             forms = fam.forms()
             for f, (tex, members) in enumerate(forms[:MAX_FORMS]):
                 if rel == "range":
-                    line = (_Rhs.tex(fam, members, "lower") + r" \leq " + tex + r" \leq "
-                            + _Rhs.tex(fam, members, "upper"))
+                    line = (_rhs(fam, members, "lower") + r" \leq " + tex + r" \leq "
+                            + _rhs(fam, members, "upper"))
                 elif rel == r"\geq":
-                    line = tex + r" \geq " + _Rhs.tex(fam, members, "lower")
+                    line = tex + r" \geq " + _rhs(fam, members, "lower")
                 elif rel == "=":
-                    line = tex + " = " + _Rhs.tex(fam, members, "upper")
+                    line = tex + " = " + _rhs(fam, members, "upper")
                 else:
-                    line = tex + r" \leq " + _Rhs.tex(fam, members, "upper")
+                    line = tex + r" \leq " + _rhs(fam, members, "upper")
                 head = _sub(label(comp), fam.a) + r"\colon\ "
                 note = f"{comp.local_name}: {len(members)} rows" + (
                     f" of {len(group)} (form {f + 1} of {len(forms)})" if len(forms) > 1 else "")
@@ -758,7 +756,6 @@ def math_lines(model, active_only=True):
 def _expanded(model, max_rows=4, max_terms=8):
     """The numbers: the objective and the first ``max_rows`` rows of every constraint family with their first
     ``max_terms`` terms (``\\dots`` for the rest)."""
-    from pyomo.core.expr.visitor import identify_variables  # noqa: F401  (keeps Pyomo's expression system loaded)
     rows = []
 
     def var_tex(v):

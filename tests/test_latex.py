@@ -7,7 +7,6 @@ import pyomo.environ as pyo
 import pytest
 from matplotlib.mathtext import MathTextParser
 
-import mmprog
 from mmprog import duality
 from mmprog.cli import main as cli_main
 from mmprog.datasets.registry import load_spec

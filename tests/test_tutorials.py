@@ -1,14 +1,12 @@
 """Every tutorial in models/tutorials/ (a jupytext Markdown notebook) runs top to bottom on its small data, in under
-a minute, so the tutorials never rot. (The kernel draws with matplotlib's inline backend, which renders through
-Agg.) A notebook's own assertions (the paper's statements on the numbers) fail the
-test like any other."""
+a minute, so the tutorials never rot. A notebook's own assertions (the paper's statements on the numbers) fail the
+test like any other. (The kernel draws with matplotlib's inline backend, which renders through Agg.)"""
 import time
 from pathlib import Path
 
+import jupytext
 import pytest
-
-jupytext = pytest.importorskip("jupytext", reason="pip install -e .[test] (jupytext, nbclient, ipykernel)")
-from nbclient import NotebookClient  # noqa: E402
+from nbclient import NotebookClient
 
 TUTORIALS = sorted((Path(__file__).resolve().parent.parent / "models" / "tutorials").glob("*.md"))
 LIMIT = 60.0
