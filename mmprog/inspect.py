@@ -263,7 +263,8 @@ def to_latex(result, dual=False, expand=False):
     Returns
     -------
     str
-        ``align*`` blocks (amsmath); every line also parses with matplotlib's mathtext.
+        ``align*`` blocks (LaTeX with amsmath and amssymb, or MathJax); every line also parses with matplotlib's
+        mathtext.
     """
     from .latex import model_latex
     if not hasattr(result, "program") and hasattr(result, "component_objects"):

@@ -19,8 +19,8 @@ Index letters follow the papers: cuts r, examples (slacks) i, features k, templa
 Pyomo Set indexing a component (``CUTS``, ``SLACKS``, ``K``, ``templates``, ...) or, for ``VarList``/``range``
 indexed components, from the component's name (:data:`NAME_LETTERS`).
 
-The output uses only LaTeX that amsmath and matplotlib's mathtext both read (``align*`` with one row per line), so
-the test suite compiles every line with mathtext.
+The output uses only LaTeX that amsmath with amssymb (for ``\\mathbb``), MathJax and matplotlib's mathtext all read
+(``align*`` with one row per line), so the test suite compiles every line with mathtext.
 """
 from __future__ import annotations
 
@@ -814,7 +814,7 @@ def _block(rows, title):
 
 
 def model_latex(model, expand=False, title=None):
-    """The statement of ``model`` as LaTeX (``align*`` blocks; amsmath).
+    """The statement of ``model`` as LaTeX (``align*`` blocks; amsmath and amssymb).
 
     Parameters
     ----------
