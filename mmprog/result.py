@@ -226,6 +226,16 @@ class Result(Predictor):
     def history_dicts(self):
         return [asdict(h) for h in self.history]
 
+    def plot_convergence(self):
+        """Bounds, gap and cuts per round as a matplotlib Figure (:func:`mmprog.plots.plot_convergence`)."""
+        from .plots import plot_convergence
+        return plot_convergence(self)
+
+    def plot_template_weights(self):
+        """Template weights as bars (MTL, p-block; :func:`mmprog.plots.plot_template_weights`)."""
+        from .plots import plot_template_weights
+        return plot_template_weights(self)
+
     def __repr__(self):
         s = self.summary()
         return (f"Result(program={s['program']!r}, termination={s['termination']!r}, n_iter={s['n_iter']}, "
