@@ -6,9 +6,9 @@ exception of its kind (``DataError`` / ``ModelFileError``) with a one-line messa
 names the line where there is one); through the CLI the same files give exit code 2 and one ``mmprog: error:``
 line on stderr, no traceback.
 
-Generation is deterministic (``derandomize=True``, no example database) so CI sees the same cases every run. The
-number of generated cases is :data:`N_CASES`; README (Data) states it and :func:`test_readme_states_the_case_count`
-keeps the two equal.
+Generation is deterministic (``derandomize=True``, no example database) so CI sees the same cases every run; every
+property uses the one profile below. README (Data) states the number of generated cases (:func:`_fuzz_cases`) and
+:func:`test_readme_states_the_case_count` keeps it true.
 """
 import gzip
 import io
@@ -18,12 +18,13 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import mmprog
@@ -37,7 +38,7 @@ from mmprog.features.hierarchy import HierarchyFeatureMap
 from mmprog.result import Predictor
 
 #: examples per property; with derandomize=True the same ones every run
-MAX_EXAMPLES = 400
+MAX_EXAMPLES = 200
 settings.register_profile("mmprog-fuzz", derandomize=True, deadline=None, database=None,
                           max_examples=MAX_EXAMPLES, print_blob=False,
                           # tmp_path is shared by the examples of one test on purpose: each rewrites its files
@@ -197,6 +198,9 @@ def test_loader_gives_data_error_or_data(seed, tmp_path, data):
         LOADERS[name][0](path)
     except DataError as exc:
         _check_data_error(exc, path, content)
+        event("DataError")
+    else:
+        event("loaded")
 
 
 NASTY_ARRAYS = st.sampled_from([
@@ -329,14 +333,21 @@ def mutated_arrays(draw, arrays):
         elif how == "reshape":
             arrays[key] = a.reshape(-1)[: draw(st.integers(0, max(0, a.size - 1)))] if a.size else np.zeros(3)
         elif how == "dtype":
-            arrays[key] = a.astype(draw(st.sampled_from(["U3", "S3", "complex128", "bool", "float16", "int8",
-                                                         "uint64", "object"])))
+            try:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    arrays[key] = a.astype(draw(st.sampled_from(["U3", "S3", "complex128", "bool", "float16",
+                                                                 "int8", "uint64", "object"])))
+            except (ValueError, TypeError):   # e.g. vocabulary strings as complex: no such file can be written
+                pass
         elif how == "nonfinite" and a.dtype.kind == "f" and a.size:
             a = a.copy()
             a.flat[draw(st.integers(0, a.size - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
             arrays[key] = a
         else:
-            arrays[key] = a * draw(st.sampled_from([-1, 10 ** 9, -(10 ** 12)])) if a.dtype.kind in "iuf" else a
+            if a.dtype.kind in "iuf":
+                wide = a.astype(np.int64 if a.dtype.kind in "iu" else np.float64)
+                arrays[key] = wide * draw(st.sampled_from([-1, 10 ** 9, -(10 ** 12)]))
     return arrays
 
 
@@ -367,35 +378,32 @@ def _check_model(base, kind):
         msg = str(exc)
         assert "\n" not in msg and "\r" not in msg, msg
         assert msg.startswith((f"{base}.json", f"{base}.npz")), msg
+        event("ModelFileError")
         return None
     assert np.isfinite(pred.w).all()
     try:
         labels = pred.predict(MODELS[kind][1])
     except MMProgError as exc:
         assert "\n" not in str(exc)
+        event("loaded, predict refused")
         return pred
+    event("loaded and predicted")
     if pred.label_names is not None:
         assert all(0 <= v < len(pred.label_names) for y in labels for v in np.ravel(y) if v >= 0)
     return pred
 
 
+@pytest.mark.parametrize("side", ["json", "npz"])
 @pytest.mark.parametrize("kind", sorted(MODELS))
 @FUZZ
 @given(data=st.data())
-def test_model_json_mismatch_gives_model_file_error(kind, tmp_path, data):
+def test_model_mismatch_gives_model_file_error(kind, side, tmp_path, data):
+    """Well-formed JSON and .npz that do not fit: fields or arrays changed, dropped, of another type or shape."""
     doc, arrays = _saved(tmp_path, kind)
-    doc = data.draw(mutated_doc(doc), label="doc")
-    base = tmp_path / "m"
-    _write_model(base, json.dumps(doc).encode(), _npz_of(arrays))
-    _check_model(base, kind)
-
-
-@pytest.mark.parametrize("kind", sorted(MODELS))
-@FUZZ
-@given(data=st.data())
-def test_model_npz_mismatch_gives_model_file_error(kind, tmp_path, data):
-    doc, arrays = _saved(tmp_path, kind)
-    arrays = data.draw(mutated_arrays(arrays), label="arrays")
+    if side == "json":
+        doc = data.draw(mutated_doc(doc), label="doc")
+    else:
+        arrays = data.draw(mutated_arrays(arrays), label="arrays")
     base = tmp_path / "m"
     _write_model(base, json.dumps(doc).encode(), _npz_of(arrays))
     _check_model(base, kind)
@@ -489,19 +497,23 @@ def test_cli_truncated_npz_subprocess(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- the count in README
-#: Hypothesis tests of this module and how many parametrised instances each has
-FUZZ_TESTS = {"test_loader_gives_data_error_or_data": len(SEEDS), "test_ocr_npz_arrays_gives_data_error_or_data": 1,
-              "test_model_json_mismatch_gives_model_file_error": len(MODELS),
-              "test_model_npz_mismatch_gives_model_file_error": len(MODELS),
-              "test_model_file_bytes_give_model_file_error": 1, "test_cli_fuzzed_model_exits_0_or_2": 1}
-N_CASES = MAX_EXAMPLES * sum(FUZZ_TESTS.values())
+def _fuzz_cases():
+    """Generated cases this module runs: MAX_EXAMPLES for every parametrised instance of every Hypothesis test (all
+    use the FUZZ profile)."""
+    total = 0
+    for name, f in list(globals().items()):
+        if name.startswith("test_") and hasattr(f, "hypothesis"):
+            n = 1
+            for mark in getattr(f, "pytestmark", []):
+                if mark.name == "parametrize":
+                    n *= len(mark.args[1])
+            total += n * MAX_EXAMPLES
+    return total
 
 
 def test_readme_states_the_case_count():
-    here = sys.modules[__name__]
-    given_tests = {n for n, f in vars(here).items() if n.startswith("test_") and hasattr(f, "hypothesis")}
-    assert given_tests == set(FUZZ_TESTS)
+    n_cases = _fuzz_cases()
     readme = (ROOT / "README.md").read_text()
     m = re.search(r"([\d,]+) generated (?:bad )?(?:files|cases)", readme)
     assert m, "README (Data) must state how many generated cases the fuzz suite runs"
-    assert int(m.group(1).replace(",", "")) == N_CASES, (m.group(0), N_CASES)
+    assert int(m.group(1).replace(",", "")) == n_cases, (m.group(0), n_cases)
