@@ -153,7 +153,10 @@ def load(path):
         raise ModelFileError(f"{npath}: array 'w' has shape {w.shape}, the feature map needs ({fmap.dim},)")
     names = doc.get("label_names")
     n_labels = getattr(fmap, "n_labels", None)
-    if names is not None and n_labels is not None and len(names) != n_labels:
+    if names is not None and n_labels is None:   # trees predict heads; a name list would be read as labels
+        raise ModelFileError(f"{jpath}: field 'label_names' is given but a {fmap.kind!r} model predicts heads, not "
+                             f"labels; it must be null")
+    if names is not None and len(names) != n_labels:
         raise ModelFileError(f"{jpath}: field 'label_names' has {len(names)} names but the feature map has "
                              f"{n_labels} labels")
     return Predictor(fmap, w, doc["program"], doc.get("params"), names, doc.get("meta"))
@@ -173,6 +176,7 @@ _MODEL_FIELDS = {
 
 def _read_model_json(jpath):
     """The JSON document of a saved model, its top-level fields checked (:data:`_MODEL_FIELDS`)."""
+    from .datasets.reading import one_line
     try:
         with open(jpath, "rb") as f:
             text = f.read().decode("utf-8")
@@ -182,8 +186,7 @@ def _read_model_json(jpath):
     except json.JSONDecodeError as e:
         raise ModelFileError(f"{jpath}: line {e.lineno}: not valid JSON ({e.msg}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # a number of > 4,300 digits; nesting deeper than Python recurses
-        raise ModelFileError(f"{jpath}: not readable JSON ({type(e).__name__}: {' '.join(str(e).split())[:200]})"
-                             ) from None
+        raise ModelFileError(f"{jpath}: not readable JSON ({type(e).__name__}: {one_line(e)[:200]})") from None
     if not isinstance(doc, dict):
         raise ModelFileError(f"{jpath}: the document is a JSON {type(doc).__name__}, expected an object with "
                              f"fields format, format_version, program, feature_map, ...")
@@ -211,6 +214,7 @@ def _read_model_json(jpath):
 def _rebuild_feature_map(desc, arrays, n_weights, jpath, npath):
     """:func:`mmprog.features.rebuild` of the saved description and ``fmap__`` arrays; any refusal becomes a
     ModelFileError naming both files."""
+    from .datasets.reading import one_line
     from .exceptions import MMProgError
     from .features import rebuild
     where = f"{jpath}: field 'feature_map' (with the arrays of {os.path.basename(npath)})"
@@ -218,11 +222,10 @@ def _rebuild_feature_map(desc, arrays, n_weights, jpath, npath):
     try:
         return rebuild(desc, state, n_weights=n_weights)
     except MMProgError as e:
-        raise ModelFileError(f"{where}: {' '.join(str(e).split())}") from None
+        raise ModelFileError(f"{where}: {one_line(e)}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as e:
         # the feature maps' constructors meeting a value of the wrong kind that the checks above let through
-        raise ModelFileError(f"{where}: cannot be rebuilt ({type(e).__name__}: {' '.join(str(e).split())[:200]})"
-                             ) from None
+        raise ModelFileError(f"{where}: cannot be rebuilt ({type(e).__name__}: {one_line(e)[:200]})") from None
 
 
 def _short(value, limit=60):

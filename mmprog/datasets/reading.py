@@ -60,10 +60,10 @@ def read_bytes(path) -> bytes:
         with open_binary(path) as fh:
             return fh.read()
     except (OSError, EOFError, zlib.error) as exc:  # gzip stream cut short (EOFError) or damaged (zlib, BadGzip)
-        raise DataError(f"{path}: cannot read the file ({_one_line(exc)}); is the gzip file complete?") from None
+        raise DataError(f"{path}: cannot read the file ({one_line(exc)}); is the gzip file complete?") from None
 
 
-def _one_line(exc) -> str:
+def one_line(exc) -> str:
     """``exc`` as one line of text (some library messages span lines)."""
     return " ".join(str(exc).split()) or type(exc).__name__
 
@@ -170,7 +170,10 @@ def read_npz(source, path, error=DataError) -> dict:
     """
     arrays = {}
     try:
-        with np.load(source, allow_pickle=False) as z:
+        z = np.load(source, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):   # np.load also reads a lone .npy array
+            raise error(f"{path}: a single .npy array, not an .npz archive of named arrays")
+        with z:
             for key in z.files:
                 try:
                     arrays[key] = z[key]
@@ -178,12 +181,14 @@ def read_npz(source, path, error=DataError) -> dict:
                     if "pickle" in str(exc):
                         raise error(f"{path}: array {key!r} holds Python objects, which only pickle could read; "
                                     f"mmprog never unpickles") from None
-                    raise error(f"{path}: array {key!r} is not a readable .npy array ({_one_line(exc)})") from None
+                    raise error(f"{path}: array {key!r} is not a readable .npy array ({one_line(exc)})") from None
+    except error:
+        raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error, ValueError, KeyError,
             NotImplementedError) as exc:
         # np.load of a damaged archive: BadZipFile (no central directory), EOFError/zlib.error (member cut or
         # corrupt), ValueError (a member's .npy header), NotImplementedError (a compression zipfile lacks)
-        raise error(f"{path}: not a readable .npz archive ({type(exc).__name__}: {_one_line(exc)}); is the file "
+        raise error(f"{path}: not a readable .npz archive ({type(exc).__name__}: {one_line(exc)}); is the file "
                     f"complete?") from None
     return arrays
 
