@@ -434,6 +434,70 @@ def test_model_file_bytes_give_model_file_error(tmp_path, data):
     _check_model(base, kind)
 
 
+# ------------------------------------------------------------------------------------------- checkpoints
+def _checkpoint(tmp_path):
+    from mmprog import checkpoint as ckpt
+    base = tmp_path / "fit.ckpt"
+    if not (tmp_path / "fit.ckpt.npz").exists():
+        mmprog.fit(tiny_chain(seed=0), eps=1e-2, max_iter=3, checkpoint=base)
+    path = tmp_path / "fit.ckpt.npz"
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    return ckpt, path, path.read_bytes(), arrays
+
+
+def _check_checkpoint(ckpt, path):
+    try:
+        saved = ckpt.load(path)
+    except ModelFileError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and msg.startswith(str(path)), msg
+        assert msg.count(str(path)) == 1, msg
+        event("ModelFileError")
+        return
+    assert np.isfinite(saved.w).all() and saved.cuts.dF.shape == (len(saved.cuts.dl), saved.meta["dim"])
+    event("loaded")
+
+
+@FUZZ
+@given(data=st.data())
+def test_checkpoint_bytes_give_model_file_error(tmp_path, data):
+    """A checkpoint (one .npz) truncated, spliced or overwritten: --resume must refuse it in one line."""
+    ckpt, path, raw, _ = _checkpoint(tmp_path)
+    bad = data.draw(mutated(raw), label="bytes")
+    path.write_bytes(bad)
+    try:
+        _check_checkpoint(ckpt, path)
+    finally:
+        path.write_bytes(raw)
+
+
+@FUZZ
+@given(data=st.data())
+def test_checkpoint_arrays_give_model_file_error(tmp_path, data):
+    """Well-formed archives whose arrays do not fit: dropped, replaced, reshaped, of another dtype, non-finite."""
+    ckpt, path, raw, arrays = _checkpoint(tmp_path)
+    changed = data.draw(mutated_arrays(arrays), label="arrays")
+    path.write_bytes(_npz_of(changed))
+    try:
+        _check_checkpoint(ckpt, path)
+    finally:
+        path.write_bytes(raw)
+
+
+@FUZZ
+@given(data=st.data())
+def test_checkpoint_meta_gives_model_file_error(tmp_path, data):
+    """The checkpoint's JSON document with fields changed, dropped or of another type."""
+    ckpt, path, raw, arrays = _checkpoint(tmp_path)
+    doc = data.draw(mutated_doc(json.loads(str(arrays["meta"]))), label="meta")
+    path.write_bytes(_npz_of({**arrays, "meta": np.array(json.dumps(doc))}))
+    try:
+        _check_checkpoint(ckpt, path)
+    finally:
+        path.write_bytes(raw)
+
+
 # ------------------------------------------------------------------------------------------- the command line
 def _cli(capsys, argv):
     rc = main(argv)
