@@ -459,39 +459,22 @@ def _check_checkpoint(ckpt, path):
     event("loaded")
 
 
+@pytest.mark.parametrize("side", ["bytes", "arrays", "meta"])
 @FUZZ
 @given(data=st.data())
-def test_checkpoint_bytes_give_model_file_error(tmp_path, data):
-    """A checkpoint (one .npz) truncated, spliced or overwritten: --resume must refuse it in one line."""
-    ckpt, path, raw, _ = _checkpoint(tmp_path)
-    bad = data.draw(mutated(raw), label="bytes")
+def test_checkpoint_gives_model_file_error(side, tmp_path, data):
+    """A checkpoint (one .npz) truncated, spliced or overwritten (bytes); well-formed archives whose arrays do not
+    fit: dropped, replaced, reshaped, of another dtype, non-finite (arrays); its JSON document with fields changed,
+    dropped or of another type (meta). --resume must refuse each in one line or read a consistent checkpoint."""
+    ckpt, path, raw, arrays = _checkpoint(tmp_path)
+    if side == "bytes":
+        bad = data.draw(mutated(raw), label="bytes")
+    elif side == "arrays":
+        bad = _npz_of(data.draw(mutated_arrays(arrays), label="arrays"))
+    else:
+        doc = data.draw(mutated_doc(json.loads(str(arrays["meta"]))), label="meta")
+        bad = _npz_of({**arrays, "meta": np.array(json.dumps(doc))})
     path.write_bytes(bad)
-    try:
-        _check_checkpoint(ckpt, path)
-    finally:
-        path.write_bytes(raw)
-
-
-@FUZZ
-@given(data=st.data())
-def test_checkpoint_arrays_give_model_file_error(tmp_path, data):
-    """Well-formed archives whose arrays do not fit: dropped, replaced, reshaped, of another dtype, non-finite."""
-    ckpt, path, raw, arrays = _checkpoint(tmp_path)
-    changed = data.draw(mutated_arrays(arrays), label="arrays")
-    path.write_bytes(_npz_of(changed))
-    try:
-        _check_checkpoint(ckpt, path)
-    finally:
-        path.write_bytes(raw)
-
-
-@FUZZ
-@given(data=st.data())
-def test_checkpoint_meta_gives_model_file_error(tmp_path, data):
-    """The checkpoint's JSON document with fields changed, dropped or of another type."""
-    ckpt, path, raw, arrays = _checkpoint(tmp_path)
-    doc = data.draw(mutated_doc(json.loads(str(arrays["meta"]))), label="meta")
-    path.write_bytes(_npz_of({**arrays, "meta": np.array(json.dumps(doc))}))
     try:
         _check_checkpoint(ckpt, path)
     finally:
