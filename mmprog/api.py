@@ -113,7 +113,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         orc.close()
     # a program with an outer loop may predict through its own map (PoMEN's h₂ sums out hidden nodes)
     fmap = getattr(run, "feature_map", None) or fmap
-    return Result(fmap, run, program, prog.params(), solver_name, slack,
+    return Result(fmap, run, prog.name, prog.params(), solver_name, slack,
                   label_names=getattr(dataset, "label_names", None))
 
 
