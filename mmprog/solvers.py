@@ -1477,3 +1477,7 @@ def duals(model, constraints, solver_name=None):
         raw[k] = v
     route = source[1] if source is not None else None
     return solver.normalise_duals(raw, _is_minimise(model), route)
+
+
+# back ends kept in modules of their own register themselves on import
+from . import _solver_daqp  # noqa: E402,F401
