@@ -181,7 +181,12 @@ class M3N(Program):
             alpha = values_of(ws.components) if ws.size else np.zeros(0)
             alpha = np.maximum(alpha, 0.0)       # interior-point iterates may sit a hair below the bound
             w = ws.tdot(alpha) if ws.size else np.zeros(model.dims.dim)
-            margins = ws.dot(w) if ws.size else np.zeros(0)
+            gram = getattr(getattr(model, "_gram_daqp", None), "G", None)
+            if gram is not None and gram.shape[0] == ws.size:
+                # ΔF w = ΔF ΔFᵀ α = G α: (r, r) instead of reading every ΔF row again (r × dim)
+                margins = gram @ alpha
+            else:
+                margins = ws.dot(w) if ws.size else np.zeros(0)
             # ξᵢ of the working set at this w: the largest violation among example i's active cuts (≥ 0)
             xi = np.zeros(n_slacks)
             if ws.size:
