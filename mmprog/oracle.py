@@ -75,11 +75,11 @@ def sum_chunk(fmap, prepared, w, idx):
     idx = np.asarray(idx, dtype=np.int64)
     if hasattr(fmap, "separate_sum"):
         try:
-            dF_sum, dl_sum, hinge = fmap.separate_sum(w, prepared, idx)
+            dF_sum, dl_sum, hinge = fmap.separate_sum(w, prepared, idx, sparse=True)
         except NotImplementedError:
             pass
         else:
-            return sp.csr_matrix(dF_sum[None, :]), dl_sum, hinge
+            return dF_sum, dl_sum, hinge
     cuts, hinge = separate_chunk(fmap, prepared, w, idx)
     return sp.csr_matrix(cuts.dF.sum(axis=0)), float(cuts.dl.sum()), hinge
 
@@ -219,11 +219,11 @@ class Oracle:
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
                 with _blas_single():
-                    dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared)
+                    dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True)
             except NotImplementedError:
                 pass
             else:
-                return (Cuts(np.zeros(1, dtype=np.int64), sp.csr_matrix(dF_sum[None, :] / n),
+                return (Cuts(np.zeros(1, dtype=np.int64), dF_sum / n,
                              np.array([dl_sum / n])), hinge)
         cuts, hinge = self.separate(w)
         return Cuts.one_slack(cuts, n), hinge
