@@ -1,6 +1,7 @@
 # All set-up is done here: `make demo` and `make test` work on a fresh Debian 12 + Python 3.11 machine.
 # Python packages come from requirements.lock (exact versions and hashes; `make lock` refreshes it),
 # Debian packages from APT_PKGS below.
+SHELL  := /bin/bash
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -32,6 +33,10 @@ apt:
 $(STAMP): pyproject.toml $(LOCK) | apt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --require-hashes --no-deps -r $(LOCK)
+	@# an older venv may hold packages the lock no longer lists: remove them, so the venv is exactly the lock
+	@extra=$$($(PIP) freeze --exclude-editable | sed 's/[=@ ].*//' | tr 'A-Z_' 'a-z-' \
+	   | grep -vxF -f <(grep -E '^[A-Za-z0-9]' $(LOCK) | sed 's/==.*//' | tr 'A-Z_' 'a-z-') || true); \
+	 if [ -n "$$extra" ]; then echo "removing packages not in $(LOCK): $$extra"; $(PIP) uninstall -q -y $$extra; fi
 	$(PIP) install -q --no-deps --no-build-isolation -e .
 	$(PIP) check
 	@if ! ls $(PYOMO_CONFIG_DIR)/lib/libpynumero_ASL* >/dev/null 2>&1; then \

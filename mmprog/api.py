@@ -3,23 +3,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import check_param
+from .exceptions import ParameterError, check_param
 from .programs import get_program
 
 
-def fit(dataset, program="m3n", C=1.0, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
+def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
-        progress=False, show=None, show_every=None, snapshot_iters=(), **program_params):
+        progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
+        checkpoint_every=None, resume=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
     ----------
     dataset : SequenceDataset or TreeDataset
         Validated training data.
-    program : str
-        A registered program (``mmprog.programs.registered()``): ``"m3n"`` (P0, QP), ``"l1m3n"`` (P1, LP), ...
-    C : float
-        Slack weight on the n-slack scale: the objective is Ω(w) + C Σᵢ ξᵢ in both slack forms.
+    program : str, optional
+        A registered program (``mmprog.programs.registered()``): ``"m3n"`` (P0, QP; the default), ``"l1m3n"``
+        (P1, LP), ...
+    C : float, optional
+        Slack weight on the n-slack scale: the objective is Ω(w) + C Σᵢ ξᵢ in both slack forms (default 1.0).
     solver : str, optional
         Registered solver name; default: the program's ``preferred_solver(dim)`` when it has one (``m3n``'s Gram
         dual master: ``daqp`` where installed), else :func:`mmprog.solvers.default_solver` of the program's class.
@@ -37,19 +39,52 @@ def fit(dataset, program="m3n", C=1.0, solver=None, slack=None, eps=1e-3, max_it
         Default: the linear chain for sequences, first-order arcs for trees.
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
+    solve_time_limit : float, optional
+        Cap in seconds on each master solve, handed to the solver (default
+        :data:`mmprog.solvers.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
+        :class:`~mmprog.exceptions.SolverError` with the solver's words. A solve stopped by what is left of
+        ``time_limit`` instead ends the fit with termination ``"time_limit"`` and the last solved point.
+    checkpoint : str, optional
+        File (``.npz``) where the working set and the iterate are kept (:mod:`mmprog.checkpoint`), written
+        atomically every ``checkpoint_every`` rounds and when the fit ends other than by convergence.
+    checkpoint_every : int, optional
+        Rounds between checkpoints.
+    resume : str, optional
+        A checkpoint to continue from: the program, C, its parameters and the slack form are the checkpoint's
+        (giving different ones raises); the data and feature map must be the same (checked by a fingerprint).
+        The resumed fit re-solves the saved master and goes on from the saved round.
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
     Returns
     -------
     Result
+        ``termination`` is ``"converged"``, ``"max_iter"``, ``"time_limit"`` or ``"interrupted"`` (SIGINT or
+        SIGTERM: the round under way finished or was abandoned, the last solved point is returned).
     """
+    from . import interrupts
     from . import solvers as solver_registry
     from .features import feature_map_for
     from .oracle import Oracle
     from .result import Result
 
-    prog = get_program(program, C=C, **program_params)
+    ck = None
+    if resume is not None:
+        from .checkpoint import load as load_checkpoint
+        ck = load_checkpoint(resume)
+        given = {"program": program, "C": C, "slack": slack, **program_params}
+        saved = {"program": ck.program, "slack": ck.slack, **ck.params}
+        for key, value in given.items():
+            if value is not None and key in saved and value != saved[key]:
+                raise ParameterError(f"{key} is {saved[key]!r} in the checkpoint {ck.path}; got {value!r} "
+                                     f"(a resumed fit keeps the checkpoint's program and parameters: drop {key})")
+        program, slack, program_params = ck.program, ck.slack, ck.params
+        C = program_params.pop("C", None)
+    prog = get_program(program or "m3n", C=1.0 if C is None else C, **program_params)
+    if (checkpoint is not None or ck is not None) and not prog.checkpointable:
+        raise ParameterError(f"checkpoint/resume is not available for program {prog.name!r} (its outer "
+                             f"EM/variational loop keeps state a checkpoint of the working set does not hold); "
+                             f"drop checkpoint= and resume=")
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
     fmap = feature_map if feature_map is not None else feature_map_for(dataset)
@@ -65,12 +100,19 @@ def fit(dataset, program="m3n", C=1.0, solver=None, slack=None, eps=1e-3, max_it
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
                   drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                   snapshot_iters=tuple(snapshot_iters))
-        if hasattr(prog, "fit"):
-            # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the engine
-            run = prog.fit(orc, **kw)
-        else:
-            from .cutting_plane import run as engine_run
-            run = engine_run(prog, orc, **kw)
+        if solve_time_limit is not None:
+            kw["solve_time_limit"] = solve_time_limit
+        if checkpoint is not None or ck is not None:
+            kw.update(checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=ck)
+        # one handler for the whole fit, so outer loops (EM, variational steps) see the same request
+        with interrupts.catch_interrupts():
+            if hasattr(prog, "fit"):
+                # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
+                # engine
+                run = prog.fit(orc, **kw)
+            else:
+                from .cutting_plane import run as engine_run
+                run = engine_run(prog, orc, **kw)
     finally:
         orc.close()
     # a program with an outer loop may predict through its own map (PoMEN's h₂ sums out hidden nodes)

@@ -7,8 +7,10 @@ The instances are the masters (and explicit duals) grown on one fixed tiny data 
 settings (:data:`ENTRIES`) and written by :meth:`mmprog.result.Result.export` — the code path of ``mmprog export``
 — with symbolic names; the explicit duals by :func:`mmprog.export.write_model`.
 
-A card is hand-written prose (the statement with the Pyomo names, its dual, the paper and equations) plus one
-generated block between :data:`BEGIN` and :data:`END`: the command that reproduces the instance, the model's
+A card is hand-written prose (what the program means, its dual's meaning, the paper and equations) plus one
+generated block between :data:`BEGIN` and :data:`END`: the command that reproduces the instance, the statement of
+the master and of its explicit dual as LaTeX written from the Pyomo models by :func:`mmprog.latex.model_latex` (so
+``mmprog catalogue --check`` fails when the code and the card's mathematics disagree), the model's
 component families with their sizes and meanings (regeneration fails when a component has no meaning or a meaning
 names no component — the names in the card stay the model's names), the exported files, the optimum values, and
 the solvers that claim the program's class. :func:`check` regenerates everything into a temporary folder and
@@ -310,8 +312,17 @@ def _component_rows(model, meanings, what):
     return out
 
 
+def _statement(model):
+    """The program as mathematics, written from the model's components by :func:`mmprog.latex.model_latex` (the
+    generator of ``mmprog show --latex``), so the card's statement cannot disagree with the code."""
+    from .latex import model_latex
+    return ["The program as the model states it (`mmprog show --latex`, generated from the Pyomo components):", "",
+            "```math", *model_latex(model).splitlines(), "```"]
+
+
 def _solvers_line(problem_class):
-    from .solvers import _REGISTRY, registered
+    from .solvers import registered
+    from .solvers.base import _REGISTRY
     names = [n for n in registered() if problem_class in _REGISTRY[n].capabilities]
     return ", ".join(f"`{n}`" for n in names)
 
@@ -370,6 +381,7 @@ def _block(entries, data_rel, out_dir, data_path):
                   f"Trained by {e.solver}: {res.n_iter} rounds, {res.n_cuts} cuts ({res.termination}); master optimum "
                   f"{_fmt(res.primal_objective)}, dual value from the solver's multipliers "
                   f"{_fmt(res.dual_objective) if res.dual_objective is not None else '—'}.", "",
+                  *_statement(res.model), "",
                   *_component_rows(res.model, e.meanings, f"{e.stem} master"), "",
                   "Files: " + ", ".join(f"[`{f}`]({f})" for f in files) + ". "
                   f"Solvers that take {pc.value}: {_solvers_line(pc)}.", ""]
@@ -386,7 +398,7 @@ def _block(entries, data_rel, out_dir, data_path):
             lines += [f"#### Its explicit dual, `mmprog.duality.dual_model(result)` ({dpc.value})", "",
                       f"Optimum ({dsolver}): {_fmt(pyo.value(next(dm.component_data_objects(pyo.Objective))))} — "
                       f"equal to the master optimum above (strong duality; `mmprog verify --program {e.program}`).",
-                      "", *_component_rows(dm, e.dual_meanings, f"{e.stem} dual"), "",
+                      "", *_statement(dm), "", *_component_rows(dm, e.dual_meanings, f"{e.stem} dual"), "",
                       "Files: " + ", ".join(f"[`{f}`]({f})" for f in dfiles) + ". "
                       f"Solvers that take {dpc.value}: {_solvers_line(dpc)}.", ""]
     lines.append(END)
@@ -423,6 +435,7 @@ def _linf_block(entries, data_rel, out_dir, data_path):
                   f"Constraint generation by {e.solver}: {run.rounds} rounds, {len(run.working_set)} of "
                   f"{Phi.shape[0]} samples in the master, {len(model.keys)} columns ({run.termination}); optimum t = "
                   f"{_fmt(run.objective)}.", "",
+                  *_statement(model), "",
                   *_component_rows(model, e.meanings, f"{e.stem} master"), "",
                   "Files: " + ", ".join(f"[`{f}`]({f})" for f in files) + ". "
                   f"Solvers that take {pc.value}: {_solvers_line(pc)}.", ""]
@@ -437,7 +450,7 @@ def _linf_block(entries, data_rel, out_dir, data_path):
             lines += [f"#### Its explicit dual, `LInf.dual_model(run.model)` ({dpc.value})", "",
                       f"Optimum (highs): {_fmt(pyo.value(dm.objective))} — equal to t (strong duality; `mmprog "
                       f"verify --program linf`).", "",
-                      *_component_rows(dm, e.dual_meanings, f"{e.stem} dual"), "",
+                      *_statement(dm), "", *_component_rows(dm, e.dual_meanings, f"{e.stem} dual"), "",
                       "Files: " + ", ".join(f"[`{f}`]({f})" for f in dfiles) + ". "
                       f"Solvers that take {dpc.value}: {_solvers_line(dpc)}.", ""]
     lines.append(END)

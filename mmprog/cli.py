@@ -7,75 +7,19 @@ Every command takes ``--json`` for machine-readable output. Errors are one line 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 
-import numpy as np
-
 from . import __version__
+from .commands import _EXTRA_COMMANDS, _parse_value, _print, command, load_data, table  # noqa: F401
 from .exceptions import MMProgError
 from .memory import keep_freed_memory
 
-_EXTRA_COMMANDS = {}
-
-
-def command(name, help_):
-    """Register an extra sub-command: ``fn(subparser)`` adds arguments, returns the handler ``handler(args)``."""
-    def deco(fn):
-        _EXTRA_COMMANDS[name] = (help_, fn)
-        return fn
-    return deco
-
-
-def _print(obj, as_json):
-    if as_json:
-        print(json.dumps(obj, indent=1, default=_json_default))
-    elif isinstance(obj, str):
-        print(obj)
-    else:
-        print(json.dumps(obj, indent=1, default=_json_default))
-
-
-def _json_default(o):
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, np.generic):
-        return o.item()
-    return str(o)
-
-
-def load_data(spec, train_fold=None, part="train"):
-    """Load a data spec; with ``train_fold`` split by the source's fold ids (train = that fold, test = the rest)."""
-    from .datasets.registry import load_spec
-    ds = load_spec(spec)
-    if not hasattr(ds, "lengths") or not (hasattr(ds, "X") or hasattr(ds, "heads")):
-        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; build features first "
-                          f"(e.g. mmprog.features.templates) or use a sequence/tree loader")
-    if train_fold is None:
-        return ds
-    if getattr(ds, "fold_ids", None) is None:
-        raise MMProgError(f"--train-fold given but {spec!r} defines no folds; drop --train-fold")
-    mask = np.asarray(ds.fold_ids) == int(train_fold)
-    return ds[np.nonzero(mask if part == "train" else ~mask)[0]]
-
-
-def table(rows, columns):
-    """Plain-text table of dict rows."""
-    widths = [max(len(c), *(len(_fmt(r.get(c))) for r in rows)) if rows else len(c) for c in columns]
-    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)), "  ".join("-" * w for w in widths)]
-    for r in rows:
-        out.append("  ".join(_fmt(r.get(c)).ljust(w) for c, w in zip(columns, widths)))
-    return "\n".join(out)
-
-
-def _fmt(v):
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return "" if v is None else str(v)
-
-
 # ----------------------------------------------------------------------------------------------- commands
+#: Exit code of a fit ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); its --out files are written.
+EXIT_INTERRUPTED = 130
+
+
 def cmd_train(args):
     import mmprog
     ds = load_data(args.data, args.train_fold, "train")
@@ -85,24 +29,41 @@ def cmd_train(args):
     if args.show_every or args.at_iter:
         from .inspect import show_model
         from .programs import get_program
-        prog = get_program(args.program, C=args.C, **extra)
+        prog = get_program(args.program or "m3n", C=1.0 if args.C is None else args.C, **extra)
 
         def show(model, rec):
             if args.show_every and rec.iteration % args.show_every == 0:
                 prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
                 print(show_model(model), file=sys.stderr)
+    checkpoint = args.checkpoint
+    if checkpoint is None and args.checkpoint_every:
+        if not args.out:
+            raise MMProgError("--checkpoint-every needs --checkpoint PATH (or --out, beside which OUT.ckpt.npz is "
+                              "kept)")
+        checkpoint = args.out + ".ckpt"
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     **extra)
+                     solve_time_limit=args.solve_time_limit, checkpoint=checkpoint,
+                     checkpoint_every=args.checkpoint_every, resume=args.resume, **extra)
     out = res.summary()
+    # the model first: an interrupted fit must leave its best point on disk before anything else can go wrong
+    if args.out:
+        out["saved"] = res.save(args.out)
+    if checkpoint:
+        from .checkpoint import path_of
+        out["checkpoint"] = path_of(checkpoint)
+    if res.termination == "interrupted":
+        print(f"mmprog: interrupted after {res.n_iter} rounds; "
+              + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved")
+              + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)
+        _print(out, args.json)
+        return EXIT_INTERRUPTED
     out["train"] = res.evaluate(ds)
     if args.test:
         out["test"] = res.evaluate(load_data(args.test))
     elif args.train_fold is not None:
         out["test"] = res.evaluate(load_data(args.data, args.train_fold, "test"))
-    if args.out:
-        out["saved"] = res.save(args.out)
     if args.export:
         out["exported"] = res.export(args.export)
     _print(out, args.json)
@@ -171,20 +132,11 @@ def cmd_demo(args):
     return demo_main(json_out=args.json, data_root=args.data_root, quick=args.quick)
 
 
-def _parse_value(v):
-    for cast in (int, float):
-        try:
-            return cast(v)
-        except ValueError:
-            pass
-    return {"true": True, "false": False, "none": None}.get(v.lower(), v)
-
-
 def _train_args(p, with_out=True):
     p.add_argument("--data", required=True, help="data spec, e.g. synthetic:seed=0 or ocr:PATH (see `mmprog data`)")
     p.add_argument("--train-fold", type=int, default=None, help="train on this fold of the source, test on the rest")
-    p.add_argument("--program", default="m3n", help="registered program (m3n, l1m3n, ...)")
-    p.add_argument("--C", type=float, default=1.0, help="slack weight, n-slack scale")
+    p.add_argument("--program", default=None, help="registered program (m3n, l1m3n, ...; default m3n)")
+    p.add_argument("--C", type=float, default=None, help="slack weight, n-slack scale (default 1.0)")
     p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
     p.add_argument("--slack", default=None, choices=["n", "one"], help="default: the program's own (n, or one "
                    "for mtl/pblock)")
@@ -202,7 +154,15 @@ def build_parser():
     p = sub.add_parser("train", help="train a program on data; prints the run summary")
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
-    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
+    p.add_argument("--solve-time-limit", type=float, default=None,
+                   help="cap in seconds on one master solve, passed to the solver (default 600)")
+    p.add_argument("--checkpoint", default=None, metavar="PATH",
+                   help="keep the working set and iterate in PATH.npz (atomic writes); written every "
+                        "--checkpoint-every rounds and when the fit is interrupted or stopped by a limit")
+    p.add_argument("--checkpoint-every", type=int, default=None, metavar="N")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT",
+                   help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
     p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--client", default=None, help="dask scheduler address for --oracle dask")
@@ -275,6 +235,10 @@ def main(argv=None):
     except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
         print(f"mmprog: error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # outside a fit (loading data, evaluating): nothing to keep
+        print("mmprog: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return int(rc or 0)
 
 

@@ -8,7 +8,12 @@ solver has one. The loop knows programs, oracles and solvers only through their 
 
 Stopping (one ``should_stop``): n-slack — no example violates its constraint by more than ε (Hᵢ(w) − ξᵢ ≤ ε);
 1-slack — R_emp(w) − R_working-set(w) < ε with both risks averaged over examples; or ``max_iter``; or the
-wall-clock ``time_limit``. The reason is reported as the termination.
+wall-clock ``time_limit``; or SIGINT/SIGTERM (:mod:`mmprog.interrupts`). The reason is reported as the termination.
+
+No solve runs unbounded: every master solve gets ``min(solve_time_limit, what is left of time_limit)`` seconds,
+passed to the solver itself. A solve stopped by what is left of ``time_limit`` ends the fit with termination
+``time_limit`` and the last solved master's point; a solve stopped by the per-solve cap raises
+:class:`~mmprog.exceptions.SolverError` with the solver's words (after writing the checkpoint, when one is kept).
 """
 from __future__ import annotations
 
@@ -19,10 +24,16 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .exceptions import ParameterError, check_param
+from . import interrupts
+from .exceptions import ParameterError, SolverError, check_param
 from .programs.base import Dims
+from .solvers.base import SOLVE_TIME_LIMIT
 
 log = logging.getLogger("mmprog.cutting_plane")
+
+
+#: The terminations a fit can end with.
+TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
 
 
 @dataclass
@@ -76,10 +87,12 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit):
+def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, interrupted=None):
     """The one stopping rule; returns the termination reason or None."""
     if max_violation <= eps:
         return "converged"
+    if interrupted:
+        return "interrupted"
     if iteration >= max_iter:
         return "max_iter"
     if time_limit is not None and elapsed >= time_limit:
@@ -89,7 +102,8 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit):
 
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
         drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
-        solve_options=None):
+        solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
+        resume=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -105,9 +119,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     eps : float
         Tolerance on the constraint violation (n-slack: per example; 1-slack: on the averaged risk).
     max_iter : int
-        Cap on rounds.
+        Cap on rounds (counted from the start of the fit, across a resume).
     time_limit : float, optional
-        Wall-clock seconds.
+        Wall-clock seconds of this run.
     drop_after : int, optional
         Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds; their ΔF
         rows are released from memory (:meth:`WorkingSet.release`).
@@ -119,16 +133,34 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         Call ``show(model, record)`` every this many rounds (``mmprog train --show-every``).
     snapshot_iters : iterable of int
         Rounds after which the model is written out by ``show`` callbacks (``--at-iter``).
+    solve_time_limit : float
+        Cap in seconds on one master solve, handed to the solver (default :data:`SOLVE_TIME_LIMIT`).
+    checkpoint : str, optional
+        File (``.npz``) to keep the working set and the iterate in (:mod:`mmprog.checkpoint`); written every
+        ``checkpoint_every`` rounds and when the fit ends by interruption, time limit or a capped solve.
+    checkpoint_every : int, optional
+        Rounds between checkpoints (default: only at the end, when ``checkpoint`` is given).
+    resume : mmprog.checkpoint.Checkpoint, optional
+        Continue a checkpointed fit: its cuts are added to a fresh master, which is re-solved, and the loop goes on
+        from the saved round with the saved history and upper bound.
 
     Returns
     -------
     EngineRun
+        ``termination`` is one of :data:`TERMINATIONS`.
     """
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
     check_param("eps", eps, isinstance(eps, (int, float)) and eps > 0, "a float > 0")
     check_param("max_iter", max_iter, isinstance(max_iter, (int, np.integer)) and max_iter >= 1, "an int >= 1")
     if time_limit is not None:
         check_param("time_limit", time_limit, time_limit > 0, "a number of seconds > 0 or None")
+    check_param("solve_time_limit", solve_time_limit,
+                isinstance(solve_time_limit, (int, float)) and solve_time_limit > 0, "a number of seconds > 0")
+    if checkpoint_every is not None:
+        check_param("checkpoint_every", checkpoint_every,
+                    isinstance(checkpoint_every, (int, np.integer)) and checkpoint_every >= 1, "an int >= 1")
+        if checkpoint is None:
+            raise ParameterError("checkpoint_every needs checkpoint= (the file to keep the working set in)")
     fmap, prepared = oracle.fmap, oracle.prepared
     n = prepared.n
     if n == 0:
@@ -137,92 +169,156 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     dims = Dims(n=n, dim=fmap.dim, n_slacks=n_slacks, groups=fmap.groups, group_names=fmap.group_names)
     t_start = time.perf_counter()
     timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0}
+    history, it, upper, elapsed_before = [], 0, np.inf, 0.0
     t0 = time.perf_counter()
     if model is None:
         solver.require(program.problem_class)
         model = program.build(dims)
+    if resume is not None:
+        resume.check_compatible(fmap, n_slacks)
+        if len(resume.cuts):
+            model.ws.round = int(resume.meta["iteration"])
+            program.add_cuts(model, resume.cuts)
+        history = [IterationRecord(**h) for h in resume.meta["history"]]
+        it, upper = int(resume.meta["iteration"]), float(resume.meta["upper_bound"])
+        elapsed_before = float(resume.meta.get("elapsed", 0.0))
+        w0 = resume.w
     timings["pyomo"] += time.perf_counter() - t0
-    handle = None
     w = np.zeros(fmap.dim) if w0 is None else np.asarray(w0, dtype=np.float64)
-    xi = np.zeros(n_slacks)
+    xi = np.zeros(n_slacks) if resume is None else resume.xi.copy()
     solution = None
-    if model.ws.size:
-        t0 = time.perf_counter()
-        status = _solve(program, model, solver, [], None, solve_options)
-        timings["solver"] += status.solver_time
-        timings["pyomo"] += time.perf_counter() - t0 - status.solver_time
-        solution = program.read_solution(model)
-        w, xi = solution.w, solution.xi
-    lower, upper = (solution.objective if solution else 0.0), np.inf
-    history = []
-    zero_rounds = np.zeros(0, dtype=np.int64)
-    termination = "max_iter"
-    progress_bar = _Progress(progress)
-    log.info("%5s %14s %14s %14s %10s %10s %6s %8s %8s %8s", "iter", "objective", "lower", "upper", "gap",
-             "max viol", "cuts", "oracle", "pyomo", "solver")
-    it = 0
-    while True:
-        it += 1
-        t0 = time.perf_counter()
-        if slack == "n":
-            cuts, hinge = oracle.separate(w)
-        else:
-            one, hinge = oracle.separate_one_slack(w)
-        hinge = np.maximum(hinge, 0.0)
-        t_oracle = time.perf_counter() - t0
-        upper = min(upper, program.objective_at(w, hinge))
-        if slack == "n":
-            viol = hinge - xi[cuts.example]
-            new = cuts.select(viol > eps)
-            max_violation = float(viol.max(initial=0.0))
-        else:
-            new = one
-            # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average scale
-            max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
-        elapsed = time.perf_counter() - t_start
-        stop = should_stop(max_violation, eps, it - 1, max_iter, elapsed, time_limit)
-        if stop is not None:
-            termination = stop
-            timings["oracle"] += t_oracle
-            it -= 1
-            break
-        t0 = time.perf_counter()
-        model.ws.round = it
-        added = program.add_cuts(model, new)
-        t_pyomo = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        status = _solve(program, model, solver, added, handle, solve_options)
-        handle = getattr(model, "_handle", None)
-        t_solve_total = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        solution = program.read_solution(model)
-        t_pyomo += time.perf_counter() - t0 + max(0.0, t_solve_total - status.solver_time)
-        w, xi = solution.w, solution.xi
-        lower = max(lower, solution.objective)
-        if drop_after:
-            zero_rounds = _drop_inactive(program, model, solution.alpha, zero_rounds, drop_after, drop_tol)
-        timings["oracle"] += t_oracle
-        timings["pyomo"] += t_pyomo
-        timings["solver"] += status.solver_time
-        rec = IterationRecord(
-            iteration=it, objective=solution.objective, lower_bound=lower, upper_bound=upper,
-            gap=(upper - lower) / max(1.0, abs(upper)), max_violation=max_violation, n_cuts=model.ws.size,
-            n_active=int(model.ws.active_mask().sum()), cut_nnz=int(model.ws.nnz), new_cuts=len(new),
-            oracle_time=t_oracle, pyomo_time=t_pyomo, solver_time=status.solver_time,
-            elapsed=time.perf_counter() - t_start)
-        history.append(rec)
-        log.info("%5d %14.8g %14.8g %14.8g %10.3e %10.3e %6d %8.3f %8.3f %8.3f", rec.iteration, rec.objective,
-                 rec.lower_bound, rec.upper_bound, rec.gap, rec.max_violation, rec.n_cuts, rec.oracle_time,
-                 rec.pyomo_time, rec.solver_time)
-        progress_bar.update(rec)
-        if show is not None and ((show_every and it % show_every == 0) or it in snapshot_iters):
-            show(model, rec)
-    progress_bar.close()
+
+    def budget():
+        """(seconds for the next solve, whether the fit's own time limit is what binds)."""
+        if time_limit is None:
+            return solve_time_limit, False
+        left = time_limit - (time.perf_counter() - t_start)
+        return (left, True) if left < solve_time_limit else (solve_time_limit, False)
+
+    def save_checkpoint(termination=None):
+        from . import checkpoint as ckpt
+        ckpt.save(checkpoint, model=model, program=program, fmap=fmap, w=w, xi=xi, slack=slack, iteration=it,
+                  elapsed=elapsed_before + time.perf_counter() - t_start, upper_bound=upper,
+                  history=history_as_dicts(history), termination=termination)
+
+    def solve_master():
+        """Solve through the program; a solve stopped by what is left of ``time_limit`` returns None."""
+        seconds, fit_bound = budget()
+        if seconds <= 0:
+            return None
+        try:
+            return _solve(program, model, solver, solve_options, seconds)
+        except SolverError as e:
+            if e.termination != "max_time":
+                raise
+            if fit_bound:
+                return None
+            if checkpoint is not None:
+                save_checkpoint("solve_time_limit")
+            raise SolverError(f"solver {solver.name} stopped the master solve at the per-solve cap "
+                              f"solve_time_limit={seconds:g} s ({e.solver_message}); raise solve_time_limit "
+                              f"(mmprog train --solve-time-limit)", termination=e.termination,
+                              solver_message=e.solver_message) from None
+
+    termination = None
+    with interrupts.catch_interrupts():
+        if model.ws.size:
+            t0 = time.perf_counter()
+            status = solve_master()
+            if status is None:
+                termination = "time_limit"
+            else:
+                timings["solver"] += status.solver_time
+                timings["pyomo"] += time.perf_counter() - t0 - status.solver_time
+                solution = program.read_solution(model)
+                w, xi = solution.w, solution.xi
+        lower = solution.objective if solution else 0.0
+        if history:
+            lower = max(lower, history[-1].lower_bound)
+        zero_rounds = np.zeros(0, dtype=np.int64)
+        progress_bar = _Progress(progress)
+        log.info("%5s %14s %14s %14s %10s %10s %6s %8s %8s %8s", "iter", "objective", "lower", "upper", "gap",
+                 "max viol", "cuts", "oracle", "pyomo", "solver")
+        hinge = None
+        completed = it           # rounds whose master was solved (a resumed fit starts from the saved round)
+        while termination is None:
+            if interrupts.requested():
+                termination = "interrupted"
+                break
+            it += 1
+            try:
+                t0 = time.perf_counter()
+                if slack == "n":
+                    cuts, hinge = oracle.separate(w)
+                else:
+                    one, hinge = oracle.separate_one_slack(w)
+                hinge = np.maximum(hinge, 0.0)
+                t_oracle = time.perf_counter() - t0
+                timings["oracle"] += t_oracle
+                upper = min(upper, program.objective_at(w, hinge))
+                if slack == "n":
+                    viol = hinge - xi[cuts.example]
+                    new = cuts.select(viol > eps)
+                    max_violation = float(viol.max(initial=0.0))
+                else:
+                    new = one
+                    # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average scale
+                    max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
+                termination = should_stop(max_violation, eps, it - 1, max_iter, time.perf_counter() - t_start,
+                                          time_limit, interrupts.requested())
+                if termination is not None:
+                    break
+                t0 = time.perf_counter()
+                model.ws.round = it
+                program.add_cuts(model, new)
+                t_pyomo = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                status = solve_master()
+                if status is None:
+                    termination = "time_limit"
+                    break
+                t_solve_total = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                solution = program.read_solution(model)
+                t_pyomo += time.perf_counter() - t0 + max(0.0, t_solve_total - status.solver_time)
+                w, xi = solution.w, solution.xi
+                lower = max(lower, solution.objective)
+                if drop_after:
+                    zero_rounds = _drop_inactive(program, model, solution.alpha, zero_rounds, drop_after, drop_tol)
+                timings["pyomo"] += t_pyomo
+                timings["solver"] += status.solver_time
+                rec = IterationRecord(
+                    iteration=it, objective=solution.objective, lower_bound=lower, upper_bound=upper,
+                    gap=(upper - lower) / max(1.0, abs(upper)), max_violation=max_violation, n_cuts=model.ws.size,
+                    n_active=int(model.ws.active_mask().sum()), cut_nnz=int(model.ws.nnz), new_cuts=len(new),
+                    oracle_time=t_oracle, pyomo_time=t_pyomo, solver_time=status.solver_time,
+                    elapsed=elapsed_before + time.perf_counter() - t_start)
+                history.append(rec)
+                completed = it
+                log.info("%5d %14.8g %14.8g %14.8g %10.3e %10.3e %6d %8.3f %8.3f %8.3f", rec.iteration,
+                         rec.objective, rec.lower_bound, rec.upper_bound, rec.gap, rec.max_violation, rec.n_cuts,
+                         rec.oracle_time, rec.pyomo_time, rec.solver_time)
+                progress_bar.update(rec)
+                if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
+                    save_checkpoint()
+                if show is not None and ((show_every and it % show_every == 0) or it in snapshot_iters):
+                    show(model, rec)
+            except KeyboardInterrupt:
+                # a second signal: the round is abandoned; the last solved master's point is kept
+                termination = "interrupted"
+                break
+        it = completed
+        progress_bar.close()
+        if checkpoint is not None and (termination != "converged" or checkpoint_every):
+            save_checkpoint(termination)
     if solution is None:
-        # the first separation found nothing violated: w = w0 (0) is optimal with an empty working set
+        # nothing was solved: the first separation found nothing violated (w = w0 is optimal with an empty working
+        # set) or the fit stopped before its first solve
         from .programs.base import Solution
-        solution = Solution(w=w, xi=xi, alpha=np.zeros(0), objective=program.objective_at(w, hinge),
-                            dual_objective=None)
+        if hinge is None:
+            _, hinge = oracle.separate(w)
+        solution = Solution(w=w, xi=xi, alpha=np.zeros(model.ws.size), objective=program.objective_at(
+            w, np.maximum(hinge, 0.0)), dual_objective=None)
     timings["total"] = time.perf_counter() - t_start
     log.info("termination: %s after %d rounds, %d cuts, objective %.8g (upper bound %.8g)", termination, it,
              model.ws.size, solution.objective, upper)
@@ -230,9 +326,10 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                      timings=timings, upper_bound=float(upper))
 
 
-def _solve(program, model, solver, added, handle, options):
-    """Re-solve the master through the program (which knows its persistent or native route)."""
-    return program.solve(model, solver, options=options)
+def _solve(program, model, solver, options, time_limit):
+    """Re-solve the master through the program (which knows its persistent or native route), capped at
+    ``time_limit`` seconds inside the solver."""
+    return program.solve(model, solver, options=options, time_limit=time_limit)
 
 
 def _drop_inactive(program, model, alpha, zero_rounds, drop_after, tol):

@@ -36,7 +36,7 @@ COLUMNS = ["data", "program", "slack", "solver", "iterations", "cuts", "time_s",
 
 def main(json_out=False, data_root=None, quick=False):
     """Run the demo runs one after another, printing each row as it finishes (the whole table at the end)."""
-    from .cli import table
+    from .commands import table
     from .datasets.synthetic import synthetic_chain
     rows = []
 

@@ -1,8 +1,8 @@
 """``mmprog verify``, ``mmprog show`` and ``mmprog catalogue``: the duality checks, the structure of a master, and
-the formulation catalogue, as sub-commands (registered with :func:`mmprog.cli.command`)."""
+the formulation catalogue, as sub-commands (registered with :func:`mmprog.commands.command`)."""
 from __future__ import annotations
 
-from .cli import _parse_value, _print, command, load_data, table
+from .commands import _parse_value, _print, command, load_data, table
 from .exceptions import MMProgError
 
 DEFAULT_DATA = "tiny:seed=0"
@@ -16,7 +16,8 @@ def _training_solvers(program_name, solvers):
     """Solvers to train with, in order: the user's that take the program's class, else the program's default and
     then every other registered solver that is usable for the class (a fallback when one fails numerically)."""
     from .programs import get_program
-    from .solvers import _REGISTRY, default_solver, get_solver, registered
+    from .solvers import default_solver, get_solver, registered
+    from .solvers.base import _REGISTRY
     try:
         pc = get_program(program_name).problem_class
     except MMProgError:
@@ -116,7 +117,7 @@ def _verify(p):
 
 
 @command("show", "train a program and print its master's structure (variable and constraint families, objective, "
-                 "newest cuts); --dual also the explicit dual")
+                 "newest cuts); --dual also the explicit dual; --latex as LaTeX")
 def _show(p):
     p.add_argument("--program", default="l1m3n")
     p.add_argument("--data", default=DEFAULT_DATA, help=f"data spec (default {DEFAULT_DATA})")
@@ -130,6 +131,9 @@ def _show(p):
     p.add_argument("--dual", action="store_true", help="also build the explicit dual model and print it")
     p.add_argument("--export-dual", default=None, metavar="PATH",
                    help="write the explicit dual model (.lp, .mps, .nl, .gms)")
+    p.add_argument("--latex", action="store_true",
+                   help="print the master (and with --dual its explicit dual) as LaTeX in the papers' notation")
+    p.add_argument("--expand", action="store_true", help="with --latex: also the numbers of the instance")
     p.add_argument("--json", action="store_true")
 
     def run(args):
@@ -152,6 +156,12 @@ def _show(p):
         dm = duality.dual_model(res) if (args.dual or args.export_dual) else None
         if args.export_dual:
             write_quietly(dm, args.export_dual)
+        if args.latex:
+            from .inspect import to_latex
+            print(to_latex(res, expand=args.expand))
+            if args.dual:
+                print(to_latex(res, dual=True, expand=args.expand))
+            return 0
         if args.json:
             out = {"program": res.program, "n_iter": res.n_iter, "n_cuts": res.n_cuts,
                    "primal_objective": res.primal_objective, "master": families(res.model)}

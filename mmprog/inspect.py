@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyomo.environ as pyo
 from pyomo.repn import generate_standard_repn
 
-__all__ = ["show_model", "families", "render_constraint", "expression_preview"]
+__all__ = ["show_model", "families", "render_constraint", "expression_preview", "to_latex"]
 
 #: above this many constraints the program class is not computed (it walks every expression)
 CLASSIFY_LIMIT = 5000
@@ -244,3 +244,43 @@ def show_model(model, n_cuts=3, max_terms=8):
                      f"'quadratic' on export; {getattr(model, '_quad_done', 0)} cuts written so far)")
     lines.extend(_cut_lines(model, n_cuts, max_terms))
     return "\n".join(lines)
+
+
+def to_latex(result, dual=False, expand=False):
+    """A trained program's master — or, with ``dual=True``, its explicit dual (:func:`mmprog.duality.dual_model`) —
+    as compact LaTeX in the papers' notation, generated from the Pyomo model's components
+    (:func:`mmprog.latex.model_latex`).
+
+    Parameters
+    ----------
+    result : Result or ConcreteModel
+        A trained program (``mmprog.fit``), anything with ``.model`` and ``.program``, or a bare Pyomo model.
+    dual : bool
+        Write the explicit dual instead of the master.
+    expand : bool
+        Add a second block with the numbers of the instance (use on tiny instances).
+
+    Returns
+    -------
+    str
+        ``align*`` blocks (LaTeX with amsmath and amssymb, or MathJax); every line also parses with matplotlib's
+        mathtext.
+    """
+    from .latex import model_latex
+    if not hasattr(result, "program") and hasattr(result, "component_objects"):
+        if dual:
+            raise TypeError("to_latex(model, dual=True): the explicit dual is built from a trained result; pass it")
+        return model_latex(result, expand=expand)        # any Pyomo model
+    if dual:
+        from .duality import dual_model
+        model = dual_model(result)
+        what = f"explicit dual of {result.program} (mmprog.duality.dual_model)"
+    else:
+        from .programs import get_program
+        model = result.model
+        try:
+            get_program(result.program, **result.params).materialise(model)
+        except Exception:       # linf's run is not trained by mmprog.fit: its model is complete already
+            pass
+        what = f"master of {result.program}"
+    return model_latex(model, expand=expand, title=f"{what}: model {model.name.strip(chr(39))}")

@@ -85,6 +85,9 @@ def sum_chunk(fmap, prepared, w, idx):
 
 
 def _init_worker(fmap, prepared):
+    # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from threadpoolctl import threadpool_limits
         threadpool_limits(1)

@@ -51,11 +51,8 @@ class Predictor:
     def predict(self, dataset):
         """Highest-scoring structure of every example: a list of int arrays (labels, or heads for trees with
         index 0 the root)."""
-        prep = self._prepare(dataset)
-        lab = self.fmap.decode(self.w, prep, np.arange(prep.n))
-        # trees carry the root at index 0 (heads[0] = -1), so each row is one longer than the sentence
-        extra = 1 if getattr(self.fmap, "kind", "chain") == "arcs" else 0
-        return [lab[i, : prep.lengths[i] + extra] for i in range(prep.n)]
+        from .features.base import predict
+        return predict(self.fmap, self.w, dataset)
 
     def predict_marginals(self, dataset, kind="sum"):
         """Per-position marginals (forward-backward, ``kind="sum"``) or max-marginals (``kind="max"``) of the
@@ -228,6 +225,16 @@ class Result(Predictor):
 
     def history_dicts(self):
         return [asdict(h) for h in self.history]
+
+    def plot_convergence(self):
+        """Bounds, gap and cuts per round as a matplotlib Figure (:func:`mmprog.plots.plot_convergence`)."""
+        from .plots import plot_convergence
+        return plot_convergence(self)
+
+    def plot_template_weights(self):
+        """Template weights as bars (MTL, p-block; :func:`mmprog.plots.plot_template_weights`)."""
+        from .plots import plot_template_weights
+        return plot_template_weights(self)
 
     def __repr__(self):
         s = self.summary()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import interrupts
 from .exceptions import ParameterError, check_param
 from .projections import l1_ball
 
@@ -185,6 +186,9 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
                              f"nnz {history[-1].nonzeros:6d}  {elapsed:7.1f}s ")
         if time_limit is not None and elapsed >= time_limit and it < n_iter:
             termination = "time_limit"
+            break
+        if interrupts.requested() and it < n_iter:
+            termination = "interrupted"      # SIGINT/SIGTERM: this pass is complete, its point is kept
             break
     if progress and sys.stderr.isatty():
         sys.stderr.write("\n")

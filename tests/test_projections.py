@@ -15,6 +15,8 @@ def qp_projection(v, z):
     n = len(v)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    # never unbounded: HiGHS 1.16.0's QP solver loops on the one-variable case 8 of CASES (README Known limits)
+    h.setOptionValue("time_limit", 60.0)
     for opt in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         h.setOptionValue(opt, 1e-10)
     inf = highspy.kHighsInf
@@ -33,7 +35,7 @@ def qp_projection(v, z):
     hess.value_ = [1.0] * n
     h.passHessian(hess)
     h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal, h.modelStatusToString(h.getModelStatus())
     return np.array(h.getSolution().col_value[:n])
 
 

@@ -16,6 +16,7 @@ import pyomo.environ as pe
 import pytest
 
 from mmprog import solvers as S
+from mmprog.solvers import base as SB  # the registry (a private name) lives in the base module
 from mmprog.exceptions import SolverError, SolverUnavailable
 from mmprog.solvers import Availability, ProblemClass
 
@@ -482,8 +483,8 @@ def test_classify_and_size():
 
 
 def test_register_function_and_decorator(monkeypatch):
-    monkeypatch.setattr(S, "_REGISTRY", dict(S._REGISTRY))
-    monkeypatch.setattr(S, "_INSTANCES", dict(S._INSTANCES))
+    monkeypatch.setattr(SB, "_REGISTRY", dict(SB._REGISTRY))
+    monkeypatch.setattr(SB, "_INSTANCES", dict(SB._INSTANCES))
 
     @S.register("toy")
     class Toy(S.Solver):

@@ -6,6 +6,7 @@ import pytest
 
 from mmprog import duality
 from mmprog.cli import main
+from mmprog.programs import l1m3n  # P1's statements (p1_value) moved from mmprog.duality to its program's module
 from mmprog.programs import registered
 
 SMALL = "tiny:seed=2,n_sequences=8"
@@ -49,7 +50,7 @@ def test_verify_table_and_nonzero_exit_on_failure(capsys, monkeypatch):
     assert "strong duality" in out and "0 failed" in out
     # a wrong P1 value (as if the objective were mis-scaled) must make the run fail
     real = duality.p1_value
-    monkeypatch.setattr(duality, "p1_value", lambda w, xi, budget: real(w, xi, budget) + 0.01)
+    monkeypatch.setattr(l1m3n, "p1_value", lambda w, xi, budget: real(w, xi, budget) + 0.01)
     rc, out, _ = run(capsys, "verify", "--program", "l1m3n", "--data", SMALL, "--solver", "highs")
     assert rc == 1
     assert "fail" in out and "failed" in out

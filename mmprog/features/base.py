@@ -62,3 +62,26 @@ class JointFeatureMap(Protocol):
     def loss(self, prepared: Prepared, idx: np.ndarray, labelings: np.ndarray) -> np.ndarray: ...
 
     def describe(self) -> dict: ...
+
+
+def predict(fmap, w, dataset):
+    """Highest-scoring structure of every example under ``fmap`` and weights ``w`` (what
+    :meth:`mmprog.result.Predictor.predict` returns, here for the programs' statements that compare two w).
+
+    Parameters
+    ----------
+    fmap : JointFeatureMap
+    w : ndarray, shape (fmap.dim,)
+    dataset
+        Anything ``fmap.prepare`` takes.
+
+    Returns
+    -------
+    list of ndarray of int
+        Labels (shape (Tᵢ,)), or heads for trees with index 0 the root (shape (Tᵢ + 1,)).
+    """
+    prep = fmap.prepare(dataset)
+    lab = fmap.decode(w, prep, np.arange(prep.n))
+    # trees carry the root at index 0 (heads[0] = -1), so each row is one longer than the sentence
+    extra = 1 if getattr(fmap, "kind", "chain") == "arcs" else 0
+    return [lab[i, : prep.lengths[i] + extra] for i in range(prep.n)]

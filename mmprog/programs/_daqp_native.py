@@ -5,7 +5,7 @@ The master (Theorem 3 of the ICML 2008 Laplace M³N paper, ``m3n``'s ``master="d
     min_α ½αᵀGα − Δℓᵀα   s.t.  Σ_{r∈Sᵢ} α_r ≤ C·slack_scale  (one budget row per slack i),  α ≥ 0.
 
 Its optimal support is a small part of the cuts (93 of 498 at the end of the OCR fold-0 fit), and the previous
-round's optimum is almost optimal for the next. So each solve hands DAQP (:mod:`mmprog._solver_daqp`) only the
+round's optimum is almost optimal for the next. So each solve hands DAQP (:mod:`mmprog.solvers.daqp`) only the
 sub-problem on W = previous support ∪ new cuts, warm-started from the previous α, and then checks the KKT conditions
 of the *whole* master at the sub-problem's optimum: with μᵢ ≥ 0 the budget multipliers DAQP returns and the gradient
 g = Gα − Δℓ, every cut r outside W (α_r = 0) needs g_r + μ_{i(r)} ≥ −tol. Violators join W and DAQP is run again
@@ -13,7 +13,7 @@ from the current α; W grows strictly, so the loop ends (at worst with W = every
 back satisfies the full master's KKT conditions, so it is the master's optimum, not an approximation — the same
 exactness as any active-set method, whose working set this is. A test checks it against HiGHS on the Pyomo model.
 
-Measured on the OCR fold-0 masters (see :mod:`mmprog._solver_daqp`): 0.40 s for the 498 masters against 12.3 s for
+Measured on the OCR fold-0 masters (see :mod:`mmprog.solvers.daqp`): 0.40 s for the 498 masters against 12.3 s for
 HiGHS's persistent active-set QP in the run and 4.6 s for DAQP on the whole master warm-started.
 """
 from __future__ import annotations
@@ -75,9 +75,10 @@ class GramDualDAQP:
         """Solve the master on the current working set (see the module docstring); load α into the Pyomo
         variables; return the checked :class:`~mmprog.solvers.SolveStatus` (its objective the dual master's
         maximum, its time the whole solve's, KKT checks included)."""
-        from .._solver_daqp import DAQP_INF, solve_dense
-        from ..solvers import SolveStatus, _finish
+        from ..solvers.daqp import DAQP_INF, solve_dense
+        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, _finish
         t_start = time.perf_counter()
+        time_limit = time_limit or SOLVE_TIME_LIMIT          # no solve runs unbounded
         new_cols = self.sync(model)
         ws = model.ws
         r = ws.size
@@ -100,13 +101,11 @@ class GramDualDAQP:
             A[row_of, np.arange(m)] = 1.0
             bupper = np.concatenate([np.full(m, DAQP_INF), np.full(len(slacks), budget)])
             blower = np.concatenate([np.zeros(m), np.full(len(slacks), -DAQP_INF)])
-            remaining = None
-            if time_limit:
-                remaining = time_limit - (time.perf_counter() - t_start)
-                if remaining <= 0:
-                    status = SolveStatus("max_time", "none", f"DAQP time limit {time_limit} s reached between "
-                                         f"working-set passes ({words})", time.perf_counter() - t_start, None)
-                    break
+            remaining = time_limit - (time.perf_counter() - t_start)
+            if remaining <= 0:
+                status = SolveStatus("max_time", "none", f"DAQP time limit {time_limit} s reached between "
+                                     f"working-set passes ({words})", time.perf_counter() - t_start, None)
+                break
             x, lam, status = solve_dense(G[np.ix_(W, W)], -dl[W], A, bupper, blower, primal_start=alpha[W],
                                          time_limit=remaining)
             words = status.solver_message

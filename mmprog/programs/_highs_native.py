@@ -21,13 +21,13 @@ import scipy.sparse as sp
 
 
 def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
-    """Run a highspy object and check its model status (:func:`mmprog.solvers._finish`, in HiGHS's own words).
+    """Run a highspy object and check its model status (:func:`mmprog.solvers.base._finish`, in HiGHS's own words).
 
     Parameters
     ----------
     h : highspy.Highs
     time_limit : float or None
-        Seconds (None: no limit).
+        Seconds (None: :data:`mmprog.solvers.SOLVE_TIME_LIMIT`; no solve runs unbounded).
     raise_on_failure : bool
         Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
     objective_scale : float
@@ -37,8 +37,12 @@ def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
     -------
     SolveStatus
     """
-    from ..solvers import HIGHS_STATUS, SolveStatus, _finish
-    h.setOptionValue("time_limit", float(time_limit) if time_limit else float("inf"))
+    from ..solvers.base import SOLVE_TIME_LIMIT
+    from ..solvers.base import SolveStatus, _finish
+    from ..solvers.highs import HIGHS_STATUS
+    # HiGHS compares time_limit with the object's run time summed over every run() so far, so a persistent
+    # object's limit is that sum plus this solve's seconds (else a long fit's masters all "hit" the limit at once)
+    h.setOptionValue("time_limit", h.getRunTime() + (float(time_limit) if time_limit else SOLVE_TIME_LIMIT))
     t0 = time.perf_counter()
     h.run()
     elapsed = time.perf_counter() - t0
@@ -200,7 +204,7 @@ class GramDualQP:
 
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
-        objective the dual master's maximum), checked by :func:`mmprog.solvers._finish` in HiGHS's own words."""
+        objective the dual master's maximum), checked by :func:`mmprog.solvers.base._finish` in HiGHS's own words."""
         self.sync(model)
         status = run_highs(self.h, time_limit or self.time_limit, raise_on_failure, objective_scale=-1.0 / self.scale)
         if status.termination == "optimal":

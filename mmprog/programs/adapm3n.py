@@ -37,9 +37,10 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..exceptions import check_param
+from ..duality import Check, Duality, _scale, duality_for, working_set_arrays
+from ..exceptions import MMProgError, check_param
 from .base import register
-from .lapm3n import DiagonalM3N, _engine_kw
+from .lapm3n import DiagonalM3N, _bracket, _engine_kw, metric_checks, metric_dual_model
 from .working_set import values_of
 
 UPDATES = ("eq6", "eq4")
@@ -72,6 +73,8 @@ class AdapM3N(DiagonalM3N):
     master : {"auto", "primal", "dual"}
         "auto": the primal (γ-space, β as Params) for at most 100 joint features, else the Gram dual.
     """
+
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
 
     paper = "Zhu, Xing & Zhang, KDD 2009"
     equations = "P2, P3, (5), (6), Algorithm 3; Theorem 2"
@@ -207,8 +210,8 @@ class AdapM3N(DiagonalM3N):
                 break
             beta = new
             betas.append(beta.copy())
-            if er.termination == "time_limit":
-                termination = "time_limit"
+            if er.termination in ("time_limit", "interrupted"):
+                termination = er.termination
                 break
             if change <= self.beta_tol:
                 termination = "converged"
@@ -229,3 +232,64 @@ class AdapM3N(DiagonalM3N):
         er.history, er.timings, er.termination = history, timings, termination
         er.n_iter = sum(r["inner_iterations"] for r in rounds)
         return er
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: The adaptive M³N's statements (its last QP (5), the EM fixed point, Theorem 2), for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+@duality_for("adapm3n")
+class AdapM3NDuality(Duality):
+    """The adaptive M³N (KDD 2009, Algorithm 3): the last QP (5) with its dual, the EM fixed point, and Theorem 2
+    (its P4 objective equals P4's optimum). Verified with the monotone τ-step (``update="eq4"``) and enough EM
+    rounds to reach the fixed point; Algorithm 3's printed update (6) can settle into a 2-cycle (see the module)."""
+
+    fit_params = {"update": "eq4", "n_em": 60}
+
+    def dual_model(self, result):
+        return metric_dual_model(working_set_arrays(result), result.model.metric, name="adapm3n_dual")
+
+    def checks(self, ctx):
+        yield from metric_checks(ctx, "QP (5)")
+        yield from adapm3n_fixed_point(ctx)
+        yield from adapm3n_theorem2(ctx)
+
+
+def adapm3n_fixed_point(ctx):
+    res = ctx.result
+    ex = res.extra
+    stmt = "EM fixed point: P3 objective λ‖γ‖² + C·ΣHᵢ = P4 objective (λ/K)‖w‖₁² + C·ΣHᵢ at the returned w"
+    if "p3_objective" not in ex or "p4_objective" not in ex:
+        yield ctx.skip(stmt, "the result carries no p3_objective/p4_objective")
+        return
+    # equal at a fixed point; after the EM rounds the monotone update leaves them ~1e-7 apart on tiny data
+    yield ctx.check(stmt, float(ex["p3_objective"]), float(ex["p4_objective"]), 2e-5 * _scale(ex["p4_objective"]),
+                    reason=f"EM {res.termination} after {ex.get('em_rounds')} rounds, {ex.get('removed')} features "
+                           f"removed")
+
+
+def adapm3n_theorem2(ctx):
+    """Theorem 2 from the AdapM³N side: P4 trained directly (same C, λ) brackets AdapM³N's P4 objective."""
+    stmt = "Theorem 2 (KDD 2009): AdapM³N's (λ/K)‖w‖₁² + C·ΣHᵢ(w) = P4's optimum (trained directly)"
+    from .base import registered
+    res = ctx.result
+    if "p4" not in registered() or ctx.dataset is None or "p4_objective" not in res.extra:
+        yield ctx.skip(stmt, "needs program p4, the training data and the result's p4_objective")
+        return
+    import mmprog
+    p4 = None
+    errors = []
+    for solver in ("highs", "ipopt"):
+        try:
+            p4 = mmprog.fit(ctx.dataset, program="p4", C=res.params["C"], lam=res.params["lam"], slack=res.slack,
+                            eps=1e-5, solver=solver)
+            break
+        except MMProgError as e:
+            errors.append(f"{solver}: {e}")
+    if p4 is None:
+        yield Check(ctx.name, stmt, None, None, None, None, "fail", "; ".join(errors))
+        return
+    lo, up = _bracket(p4)
+    v = float(res.extra["p4_objective"])
+    yield ctx.check(stmt, v, lo, 2e-5 * _scale(v) + max(up - lo, 0.0),
+                    reason=f"P4 in [{lo:.8g}, {up:.8g}] by {p4.solver}")

@@ -99,6 +99,9 @@ class Program:
     equations = ""
     #: hyper-parameters accepted by ``__init__`` with a description of their range
     params_doc: dict = {}
+    #: whether the engine's checkpoint (working set and iterate, :mod:`mmprog.checkpoint`) is the whole state of a
+    #: fit; False for programs whose outer loop (EM, variational updates) keeps more
+    checkpointable = True
 
     def __init__(self, C=1.0, **params):
         if not (isinstance(C, (int, float, np.floating)) and np.isfinite(C) and C > 0):

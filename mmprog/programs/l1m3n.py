@@ -16,6 +16,9 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from ..duality import (Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale, _solve, _support,
+                       cross_solver_checks, duality_for, feasibility_checks, slackness_checks, sparsity_check,
+                       working_set_arrays)
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
@@ -61,6 +64,11 @@ class L1M3N(Program):
         if self.algorithm == "cutting_plane":
             return {"C": self.C}
         return {"C": self.C, "algorithm": self.algorithm, "lam": self.lam, **self.subgradient}
+
+    @property
+    def checkpointable(self):
+        # the sub-gradient route keeps no working set
+        return self.algorithm != "subgradient"
 
     def fit(self, oracle, **engine_kw):
         """Algorithm 1 (the cutting-plane LP, default) or, with ``algorithm="subgradient"``, the projected
@@ -170,3 +178,121 @@ class L1M3N(Program):
         primal = self.regulariser(w) + self.C * model.slack_scale * float(xi.sum())
         dual = float(alpha @ ws.dl_array()) if ws.size else 0.0
         return Solution(w=w, xi=xi, alpha=alpha, objective=primal, dual_objective=dual)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: P1's LP dual (KDD 2009, Algorithm 1's master) and its statements, for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def p1_dual_model(arrays, name="l1m3n_dual"):
+    """The LP dual of P1 on a working set (KDD 2009, Algorithm 1's master)::
+
+        max_{α ≥ 0}  Σ_r α_r Δℓ_r
+        s.t.         mu_bound[k]:   Σ_r α_r ΔF_rk ≤ ½      (dual to μₖ ≥ 0)
+                     nu_bound[k]:  −Σ_r α_r ΔF_rk ≤ ½      (dual to νₖ ≥ 0)   — together −½ ≤ Σ_r α_r ΔF_rk ≤ ½
+                     budget[i]:     Σ_{r∈Sᵢ} α_r ≤ C·s     (dual to ξᵢ ≥ 0)
+
+    for every feature k in the support of the cuts (for the others the rows read 0 ≤ ½). The multipliers of
+    ``mu_bound``, ``nu_bound`` and ``budget`` are a primal solution μ, ν, ξ.
+    """
+    m, alpha = _base_dual(arrays, name)
+    support = _support(arrays.F)
+    m.support = support
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    Fc = arrays.F.tocsc()
+
+    def col(k, sign):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[sign * float(c) for c in Fc.data[lo:hi]],
+                                linear_vars=[alpha[j] for j in Fc.indices[lo:hi]])
+    m.mu_bound = pyo.Constraint(m.K, rule=lambda m, k: col(k, 1.0) <= 0.5)
+    m.nu_bound = pyo.Constraint(m.K, rule=lambda m, k: col(k, -1.0) <= 0.5)
+    m.objective = pyo.Objective(expr=m.linear, sense=pyo.maximize)
+    return m
+
+
+def p1_value(w, xi, budget):
+    """½‖w‖₁ + C·s Σᵢ ξᵢ."""
+    return 0.5 * float(np.abs(w).sum()) + budget * float(np.sum(xi))
+
+
+@duality_for("l1m3n")
+class L1M3NDuality(Duality):
+    """P1 and its LP dual (KDD 2009, Algorithm 1)."""
+
+    def dual_model(self, result):
+        return p1_dual_model(working_set_arrays(result))
+
+    def checks(self, ctx):
+        yield from p1_checks(ctx)
+
+
+def p1_subgradient_checks(ctx):
+    """P1′ by the projected sub-gradient (KDD 2009, Algorithm 2) has no master program and no multipliers: only
+    the ball constraint can be verified from the numbers."""
+    res = ctx.result
+    lam = float(res.params["lam"])
+    l1 = float(np.abs(res.w).sum())
+    yield ctx.check("P1′ feasibility: ‖w‖₁ ≤ λ (the projection onto the ℓ1 ball)", l1, lam, 1e-9 * _scale(lam), "≤",
+                    reason=f"{int(np.count_nonzero(res.w))} non-zero weights")
+    yield ctx.skip("strong duality, slackness, cross-solver (P1′)", "the projected sub-gradient method has no "
+                   "master program or multipliers; verify P1 with the default algorithm=\"cutting_plane\"")
+
+
+def p1_checks(ctx):
+    res = ctx.result
+    if res.params.get("algorithm") == "subgradient" or getattr(res, "model", None) is None:
+        yield from p1_subgradient_checks(ctx)
+        return
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    P = p1_value(w, xi, arrays.budget)
+    g = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)      # Σ_r α_r ΔF_r
+    box = float(max(np.abs(g).max(initial=0.0) - 0.5, 0.0))
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha, (" and |Σ α ΔF_k| ≤ ½", box))
+    m = res.model
+    mu = np.array([v.value or 0.0 for v in m.mu_list])
+    nu = np.array([v.value or 0.0 for v in m.nu_list])
+    stated = float(pyo.value(_objective(m)))
+    yield ctx.check("master model: Pyomo objective at the loaded point = ½Σ(μ+ν) + C·s·Σξ", stated,
+                    0.5 * float((mu + nu).sum()) + arrays.budget * float(xi.sum()), 1e-9 * _scale(P))
+    tol = max(ctx.rtol, 1e-7) * _scale(P)
+    yield ctx.check("strong duality: P1 value ½‖w‖₁ + C·s·Σξ = Σ α Δℓ of the solver's own duals", P,
+                    float(alpha @ arrays.dl), tol, reason=f"α from {res.solver}")
+    # the sub-gradient conditions of ½‖w‖₁: Σ α ΔF_k ∈ ½ ∂|w_k|
+    nz = np.abs(w) > 1e-7 * _scale(w)
+    sg = float(np.abs(g[nz] - 0.5 * np.sign(w[nz])).max(initial=0.0))
+    yield ctx.check("stationarity (sub-gradient): Σ α ΔF_k = ½ sign(w_k) where w_k ≠ 0 (max deviation)", sg, 0.0,
+                    1e-6 * _scale(arrays.dl), reason=f"{int(nz.sum())} non-zero weights of {len(w)}")
+    yield ctx.check("stationarity (sub-gradient): |Σ α ΔF_k| ≤ ½ for every k", float(np.abs(g).max(initial=0.0)),
+                    0.5, 1e-6 * _scale(arrays.dl), "≤")
+    extra = (mu * (0.5 - g), nu * (0.5 + g))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha, extra)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    name, why = ctx.solver_for("LP", need_duals=True)
+    stmt = "strong duality: P1 value = optimum of the explicit LP dual"
+    if name is None:
+        yield ctx.skip(stmt, why)
+    elif not len(arrays.dl):
+        yield ctx.skip(stmt, "the working set is empty")
+    else:
+        dm = p1_dual_model(arrays)
+        D = _solve(dm, name)
+        yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
+        # the LP dual's own multipliers are a primal solution (μ, ν, ξ): feasible, with the primal optimum
+        mu_d = np.zeros_like(w)
+        nu_d = np.zeros_like(w)
+        K = list(dm.K)
+        mu_d[K] = _duals_of(dm, [dm.mu_bound[k] for k in K])
+        nu_d[K] = _duals_of(dm, [dm.nu_bound[k] for k in K])
+        xi_d = np.zeros(arrays.n_slacks)
+        xi_d[list(dm.SLACKS)] = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+        w_d = mu_d - nu_d
+        yield ctx.check("dual of the dual: multipliers (μ, ν, ξ) of mu_bound, nu_bound, budget give the P1 optimum",
+                        0.5 * float((mu_d + nu_d).sum()) + arrays.budget * float(xi_d.sum()), P, tol,
+                        reason=f"dual by {name}")
+        viol = float(max((arrays.dl - arrays.F @ w_d - xi_d[arrays.slack]).max(initial=0.0),
+                         -min(mu_d.min(), nu_d.min(), xi_d.min(initial=0.0)), 0.0))
+        yield ctx.check("dual of the dual: those (μ, ν, ξ) are primal feasible (max violation ≤ 0)", viol, 0.0,
+                        1e-6 * _scale(arrays.dl), "≤", reason=f"dual by {name}")
+    yield from cross_solver_checks(ctx)

@@ -34,7 +34,9 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..exceptions import ParameterError, check_param
+from ..duality import (Check, Duality, _base_dual, _scale, _solve, _support, cross_solver_checks, duality_for,
+                       feasibility_checks, slackness_checks, sparsity_check, working_set_arrays)
+from ..exceptions import MMProgError, ParameterError, check_param
 from ..solvers import ProblemClass
 from ._highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
@@ -286,6 +288,8 @@ class LapM3N(DiagonalM3N):
     master : {"auto", "primal", "dual"}
     """
 
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
+
     paper = "Zhu, Xing & Zhang, ICML 2008 (Laplace M³N)"
     equations = "(6), (7), Algorithm 1; Theorem 3"
     params_doc = {"lam": "λ > 0 of the Laplace prior", "n_iter": "QP solves, int >= 1 (1 = M³N)",
@@ -339,8 +343,8 @@ class LapM3N(DiagonalM3N):
             steps.append({"step": t, "objective": er.solution.objective, "upper_bound": er.upper_bound,
                           "termination": er.termination, "n_iter": er.n_iter, "n_cuts": model.ws.size,
                           "elapsed": time.perf_counter() - t_start})
-            if er.termination == "time_limit":
-                termination = "time_limit"
+            if er.termination in ("time_limit", "interrupted"):
+                termination = er.termination
                 break
             if t < self.n_iter:
                 sigma = self.update_sigma(sigma, w)
@@ -350,7 +354,128 @@ class LapM3N(DiagonalM3N):
         timings["total"] = time.perf_counter() - t_start
         er.history = history
         er.timings = timings
-        if termination == "time_limit":
+        if termination in ("time_limit", "interrupted"):
             er.termination = termination
         er.n_iter = sum(s["n_iter"] for s in steps)
         return er
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: The dual of a diagonally rescaled M³N master (QP (6) here, QP (5) of the adaptive M³N) and LapM³N's statements with Theorem 3 (ICML 2008), for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def metric_dual_model(arrays, D, name="diag_m3n_dual"):
+    """The dual of min ½ wᵀD⁻¹w + C·s Σᵢ ξᵢ over the working set, D = diag(``D``) ≥ 0 (the LapM³N QP (6) with
+    D = Σ, the adaptive M³N's QP (5) with D = β²/(2λ); D = 1 is P0)::
+
+        max_{α ≥ 0, w}  linear − quadratic,   quadratic = ½ Σₖ wₖ²/Dₖ
+        s.t.            stationarity[k]:  wₖ − Dₖ Σ_r α_r ΔF_rk = 0      (k touched by a cut, Dₖ > 0)
+                        budget[i]:        Σ_{r∈Sᵢ} α_r ≤ C·s
+
+    ½ Σ wₖ²/Dₖ = ½ ηᵀDη with η = Σ α ΔF, so this is max Σ α Δℓ − ½ αᵀ(ΔF D ΔFᵀ)α; ``w`` is the posterior mean
+    D Σ α Δf. Features with Dₖ = 0 are pinned to wₖ = 0 and left out."""
+    m, alpha = _base_dual(arrays, name)
+    D = np.asarray(D, dtype=np.float64)
+    support = np.array([k for k in _support(arrays.F) if D[k] > 0], dtype=np.int64)
+    m.support = support
+    m.metric = D
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    m.w = pyo.Var(m.K, initialize=0.0)
+    Fc = arrays.F.tocsc()
+
+    def stat(m, k):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[1.0] + [-float(D[k] * c) for c in Fc.data[lo:hi]],
+                                linear_vars=[m.w[k]] + [alpha[j] for j in Fc.indices[lo:hi]]) == 0.0
+    m.stationarity = pyo.Constraint(m.K, rule=stat)
+    m.quadratic = pyo.Expression(expr=pyo.quicksum((0.5 / float(D[k])) * m.w[k] * m.w[k] for k in m.K))
+    m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+    return m
+
+
+def metric_value(w, xi, budget, D):
+    """½ Σ_{Dₖ>0} wₖ²/Dₖ + C·s Σ ξ."""
+    on = D > 0
+    return 0.5 * float(np.sum(w[on] ** 2 / D[on])) + budget * float(np.sum(xi))
+
+
+def metric_dual_value(arrays, alpha, D):
+    eta = arrays.F.T @ alpha
+    return float(alpha @ arrays.dl) - 0.5 * float(eta @ (D * eta))
+
+
+def metric_checks(ctx, label):
+    """The statements of the last QP of a diagonally rescaled master (D = ``model.metric``), read back from the
+    master itself (the program may post-process ``result.w``, e.g. zero removed features)."""
+    res = ctx.result
+    D = np.asarray(res.model.metric, dtype=np.float64)
+    arrays = working_set_arrays(res)
+    sol = ctx.program.read_solution(res.model)
+    w, xi = np.asarray(sol.w, dtype=np.float64), np.asarray(sol.xi, dtype=np.float64)
+    alpha = np.asarray(sol.alpha, dtype=np.float64)[arrays.positions] if len(arrays.positions) else np.zeros(0)
+    P = metric_value(w, xi, arrays.budget, D)
+    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    yield ctx.check(f"strong duality: {label} value ½wᵀD⁻¹w + C·s·Σξ = Σ α Δℓ − ½ ηᵀDη (η = Σ α ΔF) of the "
+                    f"master's multipliers", P, metric_dual_value(arrays, alpha, D), tol,
+                    reason=f"α from {res.solver}, D = model.metric in [{D.min():.3g}, {D.max():.3g}]")
+    eta = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)
+    yield ctx.check("stationarity: w = D Σ_r α_r ΔF_r (posterior mean; ‖·‖∞)", float(np.abs(w - D * eta).max(
+        initial=0.0)), 0.0, 1e-5 * _scale(w, D * eta))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    name, why = ctx.solver_for("QP", need_duals=True)
+    stmt = f"strong duality: {label} value = optimum of the explicit dual model"
+    if name is None or not len(arrays.dl):
+        yield ctx.skip(stmt, why or "the working set is empty")
+    else:
+        dm = metric_dual_model(arrays, D, name=f"{ctx.name}_dual")
+        yield ctx.check(stmt, P, _solve(dm, name), tol, reason=f"dual solved by {name}")
+        w_d = np.zeros_like(w)
+        w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
+        yield ctx.check("the explicit dual's w = D Σ α ΔF equals the master's w (‖·‖∞)",
+                        float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+    yield from cross_solver_checks(ctx)
+
+
+def _bracket(res):
+    """[lower, upper] of a cutting-plane result: the master optimum and the best full objective seen."""
+    lo = float(res.primal_objective)
+    up = float(getattr(res, "upper_bound", lo))
+    return lo, (up if np.isfinite(up) else lo)
+
+
+@duality_for("lapm3n")
+class LapM3NDuality(Duality):
+    """LapM³N (ICML 2008): the last QP (6) with its dual (5), and Theorem 3 (Σ = I is M³N)."""
+
+    def dual_model(self, result):
+        return metric_dual_model(working_set_arrays(result), result.model.metric, name="lapm3n_dual")
+
+    def checks(self, ctx):
+        yield from metric_checks(ctx, "QP (6)")
+        yield from lapm3n_theorem3(ctx)
+
+
+def lapm3n_theorem3(ctx):
+    """Theorem 3 (ICML 2008) through Algorithm 1: its first QP (6) has Σ = I, i.e. it is P0, so its optimum
+    must equal M³N's on the same data. Both are cutting-plane optima, each certified by its bracket [lower, upper];
+    the statement is that the two brackets overlap."""
+    stmt = "Theorem 3 (ICML 2008): LapM³N's first step (Σ = I) and M³N have the same optimum (brackets overlap)"
+    hist = ctx.result.extra.get("variational_history")
+    if ctx.dataset is None or not hist:
+        yield ctx.skip(stmt, "needs the training data and the variational history")
+        return
+    import mmprog
+    res = ctx.result
+    try:
+        m = mmprog.fit(ctx.dataset, program="m3n", C=res.params["C"], slack=res.slack, eps=1e-4)
+    except MMProgError as e:
+        yield Check(ctx.name, stmt, None, None, None, None, "fail", f"m3n: {e}")
+        return
+    first = hist[0]
+    lo = max(first["objective"], m.primal_objective)
+    up = min(first.get("upper_bound", first["objective"]), _bracket(m)[1])
+    yield ctx.check(stmt, lo, up, 1e-6 * _scale(up), "≤",
+                    reason=f"step 1 in [{first['objective']:.8g}, {first.get('upper_bound', np.nan):.8g}], M³N in "
+                           f"[{m.primal_objective:.8g}, {_bracket(m)[1]:.8g}]")

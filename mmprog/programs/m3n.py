@@ -22,8 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..exceptions import ParameterError
+from ..duality import (Check, Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale, _solve, _support,
+                       cross_solver_checks, duality_for, feasibility_checks, rebuild_master, slackness_checks,
+                       sparsity_check, working_set_arrays)
+from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
 from ._daqp_native import GramDualDAQP
 from ._highs_native import GramDualQP
@@ -198,3 +202,160 @@ class M3N(Program):
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra={"master": model.master})
 
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: P0's dual (Theorem 3 of ICML 2008) and its statements, for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def p0_dual_model(arrays, name="m3n_dual"):
+    """The dual of P0 on a working set — Theorem 3 of Zhu, Xing & Zhang (ICML 2008), with Σ_y αᵢ(y) ≤ C·s over the
+    working set (the ground-truth labeling's multiplier, Δf = 0 and Δℓ = 0, is the slack of the budget; see
+    :func:`theorem3_model` for the equality form)::
+
+        max_{α ≥ 0, w}  Σ_r α_r Δℓ_r − ½ Σₖ wₖ²
+        s.t.            stationarity[k]:  wₖ − Σ_r α_r ΔF_rk = 0      (k in the support of the cuts)
+                        budget[i]:        Σ_{r∈Sᵢ} α_r ≤ C·s
+
+    ``w`` is the posterior mean of p(w) = N(Σ α Δf, I), i.e. the M³N weights; the multipliers of ``budget`` are the
+    primal ξᵢ. Features no cut touches have wₖ = 0 and are left out.
+
+    Parameters
+    ----------
+    arrays : WSArrays
+
+    Returns
+    -------
+    ConcreteModel
+        Components ``alpha`` (r), ``w`` (support), ``stationarity``, ``budget``, ``linear``, ``quadratic``,
+        ``objective``;
+        ``model.support`` holds the feature indices of ``w``.
+    """
+    m, alpha = _base_dual(arrays, name)
+    support = _support(arrays.F)
+    m.support = support
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    m.w = pyo.Var(m.K, initialize=0.0)
+    Fc = arrays.F.tocsc()
+
+    def stat(m, k):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[1.0] + [-float(c) for c in Fc.data[lo:hi]],
+                                linear_vars=[m.w[k]] + [alpha[j] for j in Fc.indices[lo:hi]]) == 0.0
+    m.stationarity = pyo.Constraint(m.K, rule=stat)
+    m.quadratic = pyo.Expression(expr=0.5 * pyo.quicksum(m.w[k] * m.w[k] for k in m.K))
+    m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+    return m
+
+
+def theorem3_model(arrays, name="m3n_theorem3"):
+    """Theorem 3 of the ICML 2008 paper as stated: the P0 dual with the ground-truth labeling yᵢ of every slack as
+    its own multiplier ``alpha_truth[i]`` (Δfᵢ(yᵢ) = 0, Δℓᵢ(yᵢ) = 0) and equality budgets Σ_y αᵢ(y) = C·s."""
+    m = p0_dual_model(arrays, name)
+    m.alpha_truth = pyo.Var(m.SLACKS, domain=pyo.NonNegativeReals, initialize=0.0)
+    members = {i: [] for i in m.SLACKS}
+    for a, s in zip(m.alpha_list, arrays.slack):
+        members[int(s)].append(a)
+    m.budget.deactivate()
+    m.budget_eq = pyo.Constraint(m.SLACKS, rule=lambda m, i: LinearExpression(
+        constant=0.0, linear_coefs=[1.0] * (len(members[i]) + 1),
+        linear_vars=members[i] + [m.alpha_truth[i]]) == m.C_budget)
+    return m
+
+
+def p0_value(w, xi, budget):
+    """½‖w‖² + C·s Σᵢ ξᵢ."""
+    return 0.5 * float(w @ w) + budget * float(np.sum(xi))
+
+
+def p0_dual_value(arrays, alpha):
+    """Σ α Δℓ − ½‖Σ α ΔF‖² (Theorem 3's objective)."""
+    v = arrays.F.T @ alpha
+    return float(alpha @ arrays.dl) - 0.5 * float(v @ v)
+
+
+@duality_for("m3n")
+class M3NDuality(Duality):
+    """P0 and its dual (Theorem 3 of the ICML 2008 paper)."""
+
+    fit_params = {"master": "primal"}
+
+    def dual_model(self, result):
+        return p0_dual_model(working_set_arrays(result))
+
+    def checks(self, ctx):
+        yield from p0_checks(ctx)
+
+
+def p0_checks(ctx, master_kw=None, theorem3=True):
+    """The P0 statements for a result whose master is P0 (m3n, and the Step 1 of programs built on it);
+    ``theorem3=False`` leaves out the ICML 2008 statements (prediction through the result's own map)."""
+    res = ctx.result
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    P = p0_value(w, xi, arrays.budget)
+    master = getattr(res.model, "master", "primal")
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    # the value the Pyomo model itself states at the loaded point
+    ctx.program.materialise(res.model)
+    stated = float(pyo.value(_objective(res.model)))
+    if master == "primal":
+        yield ctx.check("master model: Pyomo objective at the loaded point = ½‖w‖² + C·s·Σξ", stated, P,
+                        1e-9 * _scale(P))
+    else:
+        yield ctx.check("Gram dual master: Pyomo objective at the loaded α = Σα Δℓ − ½‖Σ α ΔF‖²", stated,
+                        p0_dual_value(arrays, alpha), 1e-9 * _scale(P))
+    # QP solvers (HiGHS active set, Ipopt) stop at ~1e-7 dual feasibility; times the 1-slack budget C·n this is
+    # ~1e-6 of the objective, so values compared across QP solves get 1e-5 relative
+    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    yield ctx.check(f"strong duality: P0 value ½‖w‖² + C·s·Σξ = D(α) of the {master} master's multipliers", P,
+                    p0_dual_value(arrays, alpha), tol, reason=f"α from {res.solver}")
+    yield ctx.check("stationarity: w = Σ_r α_r ΔF_r (‖·‖∞)", float(np.abs(w - arrays.F.T @ alpha).max(initial=0)),
+                    0.0, 1e-5 * _scale(w))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    # the explicit dual model, solved on its own
+    name, why = ctx.solver_for("QP", need_duals=True)
+    stmt = "strong duality: P0 value = optimum of the explicit dual model (Theorem 3, ≤ budgets)"
+    if name is None or not len(arrays.dl):
+        yield ctx.skip(stmt, why or "the working set is empty")
+        yield from cross_solver_checks(ctx, **(master_kw or {}))
+        return
+    dm = p0_dual_model(arrays)
+    D = _solve(dm, name)
+    yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
+    w_d = np.zeros_like(w)
+    w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
+    yield ctx.check("Theorem 3: posterior mean E[w] = Σ α Δf of the dual equals the primal w (‖·‖∞)",
+                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+    xi_d = np.zeros(arrays.n_slacks)
+    bd = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+    xi_d[list(dm.SLACKS)] = bd
+    yield ctx.check("dual of the dual: budget multipliers = the primal slacks ξ (‖·‖∞)",
+                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * _scale(xi, arrays.dl),
+                    reason=f"dual by {name}")
+    if not theorem3:
+        yield from cross_solver_checks(ctx, **(master_kw or {}))
+        return
+    tm = theorem3_model(arrays)
+    T = _solve(tm, name)
+    yield ctx.check("Theorem 3 (ICML 2008) as stated, Σ_y αᵢ(y) = C·s including y = yᵢ: optimum = P0 value",
+                    T, P, tol, reason=f"solved by {name}")
+    if ctx.dataset is not None:
+        w_t = np.zeros_like(w)
+        w_t[tm.support] = [pyo.value(tm.w[int(k)]) for k in tm.support]
+        from ..features.base import predict
+        a = predict(res.fmap, w, ctx.dataset)
+        b = predict(res.fmap, w_t, ctx.dataset)
+        diff = sum(int(np.count_nonzero(x != y)) for x, y in zip(a, b))
+        yield ctx.check("Theorem 3: predictions of h₁ (posterior mean) = predictions of h₀ (P0's w), labels that "
+                        "differ", diff, 0, 0, reason=f"{sum(len(x) for x in a)} labels")
+    if master == "primal":
+        # the other master of the engine (SVMstruct's Gram dual) on the same cuts
+        try:
+            _, sol = rebuild_master(res, name, master="dual")
+            yield ctx.check("Gram dual master (grown α model) optimum = P0 primal master optimum", sol.objective,
+                            P, tol, reason=f"solved by {name}")
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, "Gram dual master optimum = P0 primal master optimum", P, None, None, None,
+                        "fail", str(e))
+    yield from cross_solver_checks(ctx, **(master_kw or {}))

@@ -49,7 +49,9 @@ import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
 
-from ..exceptions import ParameterError
+from ..duality import (Check, Duality, _objective, _result_numbers, _scale, cross_solver_checks, duality_for,
+                       feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
+from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
@@ -248,6 +250,15 @@ def solve_qcqp_ipopt(Q, q, slack_idx, n_budgets, budget, beta0=None, options=Non
             {"status": int(info["status"]), "message": msg, "solver_time": elapsed})
 
 
+def _with_wall_time(options, time_limit):
+    """Ipopt options with the solve capped at ``time_limit`` seconds (Ipopt then ends with
+    Maximum_WallTime_Exceeded, which the status check reports)."""
+    out = dict(options or {})
+    if time_limit is not None:
+        out["max_wall_time"] = min(float(time_limit), float(out.get("max_wall_time", np.inf)))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # The program
 # ----------------------------------------------------------------------------------------------------------------
@@ -384,14 +395,15 @@ class MTL(Program, TemplateNormsOfLastSolution):
         """Solve the master. Dual form with Ipopt (and ``native``): from the arrays (see the module docstring);
         otherwise the Pyomo model, materialised, through ``solver``."""
         if model.form == "dual" and solver.name == "ipopt" and self.native:
-            return self._solve_native(model, kw.get("raise_on_failure", True))
+            return self._solve_native(model, kw.get("raise_on_failure", True), kw.get("time_limit"))
         self.materialise(model)
         status = solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
         model._native_mu = None
         return status
 
-    def _solve_native(self, model, raise_on_failure=True):
-        from ..solvers import IPOPT_STATUS, SolveStatus, _finish
+    def _solve_native(self, model, raise_on_failure=True, time_limit=None):
+        from ..solvers.base import SolveStatus, _finish
+        from ..solvers.ipopt import IPOPT_STATUS
         ws, gram = model.ws, model.gram
         gram.grow(ws)
         act = np.nonzero(ws.active_mask())[0]
@@ -401,7 +413,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         prev = values_of([ws.components[p] for p in act]) / budget
         Q = gram.Q[:, act][:, :, act]
         alpha, theta, mu, info = solve_qcqp_ipopt(Q, ws.dl_array()[act], slack_idx, len(slacks), budget,
-                                                  beta0=prev, options=self.ipopt_options)
+                                                  beta0=prev, options=_with_wall_time(self.ipopt_options, time_limit))
         name, termination = IPOPT_STATUS.get(info["status"], (f"status {info['status']}", "other"))
         status = SolveStatus(termination, "optimal" if termination == "optimal" else "feasible",
                              f"Ipopt {name}: {info['message']}", info["solver_time"],
@@ -584,3 +596,99 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
 
 __all__ = ["MTL", "TemplateGram", "NegatedRows", "support_combination", "solve_qcqp_ipopt", "template_groups",
            "group_sq_norms", "feasible_alpha", "mtl_objective", "REMOVED_BELOW", "TemplateNormsOfLastSolution"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: The SOCP master (5), its QCQP dual (6) and the recovery (7), as statements for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def template_grams(arrays, groups, m):
+    """Qʲ = F_j F_jᵀ of the active cuts for every template j, recomputed from ΔF and the groups, shape (m, r, r)."""
+    F = arrays.F.tocsc()
+    out = np.zeros((m, F.shape[0], F.shape[0]))
+    for j in range(m):
+        cols = np.flatnonzero(groups == j)
+        if len(cols):
+            Fj = F[:, cols]
+            out[j] = np.asarray((Fj @ Fj.T).todense())
+    return out
+
+
+def _group_norms(w, groups, m):
+    return np.sqrt(np.bincount(groups, weights=np.asarray(w) ** 2, minlength=m)[:m])
+
+
+@duality_for("mtl")
+class MTLDuality(Duality):
+    """MTL: the master's own pair — the SOCP (5) and the QCQP (6), built by the program's ``dual_model`` — and the
+    recovery (7) of w from the dual, the template weights, the multipliers' normalisation."""
+
+    def dual_model(self, result):
+        from .base import get_program
+        return get_program(result.program, **result.params).dual_model(result.model)
+
+    def checks(self, ctx):
+        yield from mtl_checks(ctx)
+
+
+def mtl_checks(ctx):
+    res = ctx.result
+    model = res.model
+    groups = np.asarray(model.groups, dtype=np.int64)
+    m_t = int(len(model.template_names))
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    norms = _group_norms(w, groups, m_t)
+    P = 0.5 * float(norms.sum()) ** 2 + arrays.budget * float(xi.sum())
+    Q = template_grams(arrays, groups, m_t)
+    quad = 0.5 * np.einsum("jrs,r,s->j", Q, alpha, alpha) if len(alpha) else np.zeros(m_t)
+    theta = float(quad.max(initial=0.0))
+    D = float(alpha @ arrays.dl) - theta
+    mu = np.asarray(res.extra.get("template_weights", np.full(m_t, np.nan)), dtype=np.float64)
+    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    yield ctx.check("strong duality: (5) value ½(Σⱼ‖wⱼ‖)² + C·s·Σξ = (6) value Σ α Δℓ − maxⱼ ½αᵀQʲα "
+                    "(Qʲ recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")
+    if "multiplier_sum" in res.extra and res.extra.get("form", model.form) == "dual":
+        yield ctx.check("stationarity in θ: Σⱼ μⱼ = 1 (the quad[j] multipliers, before normalising)",
+                        float(res.extra["multiplier_sum"]), 1.0, 1e-5)
+    yield ctx.check("template weights: μ ≥ 0 (most negative)", float(max(-mu.min(initial=0.0), 0.0)), 0.0, 1e-9,
+                    "≤")
+    gamma = float(norms.sum())
+    yield ctx.check("recovery (7): ‖wⱼ‖ = μⱼ Σₗ‖wₗ‖ for every template (max deviation)",
+                    float(np.abs(norms - mu * gamma).max(initial=0.0)), 0.0, 1e-5 * _scale(norms, gamma))
+    yield ctx.check("complementary slackness of (6): μⱼ (θ − ½αᵀQʲα) = 0 (max)",
+                    float(np.abs(mu * (theta - quad)).max(initial=0.0)), 0.0, 1e-5 * _scale(theta))
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    # the other form, built by the program on the same working set and solved on its own
+    from .base import get_program
+    prog = get_program(res.program, **res.params)
+    other = prog.dual_model(model)
+    pc = "SOCP" if other.form == "primal" else "QCQP"
+    name, why = ctx.solver_for(pc)
+    stmt = f"strong duality: this master's value = optimum of the other form ({'(5)' if pc == 'SOCP' else '(6)'}) " \
+           f"solved on its own"
+    if name is None or not len(arrays.dl):
+        yield ctx.skip(stmt, why or "the working set is empty")
+    else:
+        try:
+            from ..solvers import get_solver
+            get_solver(name).solve(other)
+            v = float(pyo.value(_objective(other)))
+            yield ctx.check(stmt, P, v, 1e-5 * _scale(P), reason=f"solved by {name}")
+            if other.form == "primal":
+                w5 = np.array([x.value or 0.0 for x in other.w_list])
+                yield ctx.check("recovery (7): w of (6) via μⱼ Σ α ΔFⱼ = w of (5) solved directly (‖·‖∞)",
+                                float(np.abs(w5 - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w),
+                                reason=f"(5) by {name}; the cone's tip makes interior points less exact")
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
+    if res.params.get("form", "dual") == "dual" and res.params.get("native", True):
+        stmt = "(6) through Pyomo's writer (native=False) = (6) from Ipopt's arrays, same working set"
+        try:
+            _, sol = rebuild_master(res, "ipopt", native=False)
+            yield ctx.check(stmt, sol.objective, P, 1e-5 * _scale(P))
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
+    yield from cross_solver_checks(ctx)

@@ -18,7 +18,10 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..exceptions import check_param
+from ..duality import (Check, Duality, _base_dual, _objective, _rebuild_as, _result_numbers, _scale, _solve, _support,
+                       cross_solver_checks, duality_for, feasibility_checks, slackness_checks, sparsity_check,
+                       working_set_arrays)
+from ..exceptions import MMProgError, SolverError, SolverUnavailable, check_param
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
@@ -111,3 +114,140 @@ class P4(Program):
             dual = 0.0
         return Solution(w=w, xi=xi, alpha=alpha, objective=primal, dual_objective=dual,
                         extra={"l1_norm": float(np.abs(w).sum()), "t": float(pyo.value(model.t))})
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: P4's dual and its statements, with Theorem 2 (KDD 2009), for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def p4_dual_model(arrays, lam, dim, name="p4_dual"):
+    """The dual of P4 = min (λ/K)‖w‖₁² + C·s Σᵢ ξᵢ on a working set (the conjugate of (λ/K)‖·‖₁² is
+    (K/4λ)‖·‖∞²)::
+
+        max_{α ≥ 0, s}  objective = linear − quadratic,   linear = Σ_r α_r Δℓ_r,   quadratic = (K/4λ) s²
+        s.t.            eta_upper[k]:   Σ_r α_r ΔF_rk − s ≤ 0
+                        eta_lower[k]:  −Σ_r α_r ΔF_rk − s ≤ 0        (so s ≥ ‖Σ_r α_r ΔF_r‖∞)
+                        budget[i]:      Σ_{r∈Sᵢ} α_r ≤ C·s
+
+    with K = ``dim`` the number of joint features (all of them, also those no cut touches)."""
+    m, alpha = _base_dual(arrays, name)
+    support = _support(arrays.F)
+    m.support = support
+    m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
+    m.s = pyo.Var(domain=pyo.NonNegativeReals, initialize=0.0)
+    Fc = arrays.F.tocsc()
+
+    def row(k, sign):
+        lo, hi = Fc.indptr[k], Fc.indptr[k + 1]
+        return LinearExpression(constant=0.0, linear_coefs=[sign * float(c) for c in Fc.data[lo:hi]] + [-1.0],
+                                linear_vars=[alpha[j] for j in Fc.indices[lo:hi]] + [m.s]) <= 0.0
+    m.eta_upper = pyo.Constraint(m.K, rule=lambda m, k: row(k, 1.0))
+    m.eta_lower = pyo.Constraint(m.K, rule=lambda m, k: row(k, -1.0))
+    m.quadratic = pyo.Expression(expr=(dim / (4.0 * lam)) * m.s * m.s)
+    m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
+    return m
+
+
+def p4_value(w, xi, budget, lam):
+    """(λ/K)‖w‖₁² + C·s Σᵢ ξᵢ."""
+    return lam / len(w) * float(np.abs(w).sum()) ** 2 + budget * float(np.sum(xi))
+
+
+def p4_dual_value(arrays, alpha, lam, dim):
+    eta = arrays.F.T @ alpha
+    return float(alpha @ arrays.dl) - dim / (4.0 * lam) * float(np.abs(eta).max(initial=0.0)) ** 2
+
+
+@duality_for("p4")
+class P4Duality(Duality):
+    """P4 of Theorem 2 (KDD 2009, appendix A), its dual, and Theorem 2 itself (AdapM³N reaches P4's optimum)."""
+
+    def dual_model(self, result):
+        return p4_dual_model(working_set_arrays(result), float(result.params["lam"]), len(result.w))
+
+    def checks(self, ctx):
+        yield from p4_checks(ctx)
+
+
+def p4_checks(ctx):
+    res = ctx.result
+    lam = float(res.params["lam"])
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    K = len(w)
+    P = p4_value(w, xi, arrays.budget, lam)
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    stated = float(pyo.value(_objective(res.model)))
+    t = res.extra.get("t")
+    if t is not None:
+        yield ctx.check("l1_bound is tight at the optimum: t = ‖w‖₁", float(t), float(np.abs(w).sum()),
+                        1e-6 * _scale(t))
+        yield ctx.check("master model: Pyomo objective at the loaded point = (λ/K)t² + C·s·Σξ", stated,
+                        lam / K * float(t) ** 2 + arrays.budget * float(xi.sum()), 1e-9 * _scale(P))
+    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    yield ctx.check("strong duality: P4 value (λ/K)‖w‖₁² + C·s·Σξ = Σ α Δℓ − (K/4λ)‖Σ α ΔF‖∞² of the solver's "
+                    "duals", P, p4_dual_value(arrays, alpha, lam, K), tol, reason=f"α from {res.solver}")
+    # sub-gradient of (λ/K)‖w‖₁²: η = Σ α ΔF ∈ (2λ/K)‖w‖₁ ∂‖w‖₁
+    eta = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)
+    c = 2.0 * lam / K * float(np.abs(w).sum())
+    nz = np.abs(w) > 1e-6 * _scale(w)
+    sg_tol = 1e-4 * _scale(eta, c)
+    yield ctx.check("stationarity (sub-gradient): Σ α ΔF_k = (2λ/K)‖w‖₁ sign(w_k) where w_k ≠ 0 (max deviation)",
+                    float(np.abs(eta[nz] - c * np.sign(w[nz])).max(initial=0.0)), 0.0, sg_tol,
+                    reason=f"{int(nz.sum())} non-zero weights of {K}")
+    yield ctx.check("stationarity (sub-gradient): ‖Σ α ΔF‖∞ ≤ (2λ/K)‖w‖₁", float(np.abs(eta).max(initial=0.0)), c,
+                    sg_tol, "≤")
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    yield sparsity_check(ctx, arrays, w, xi, alpha)
+    name, why = ctx.solver_for("QP", need_duals=False)
+    stmt = "strong duality: P4 value = optimum of the explicit dual model"
+    if name is None:
+        yield ctx.skip(stmt, why)
+    elif len(arrays.dl):
+        dm = p4_dual_model(arrays, lam, K)
+        yield ctx.check(stmt, P, _solve(dm, name), tol, reason=f"dual solved by {name}")
+    # P4 and P1 share their solutions (the squared norm only re-parametrises C): with c = (2λ/K)‖w‖₁, α/(2c) is
+    # optimal for P1 at C' = C / (2c) on the same cuts, so P1's optimum there is ½‖w‖₁ + C'·s·Σξ
+    lp, why = ctx.solver_for("LP")
+    stmt = "P4 ⇔ P1: P1 at C' = C·K/(4λ‖w‖₁) on the same cuts has optimum ½‖w‖₁ + C'·s·Σξ (P4's w)"
+    if lp is None or c <= 0:
+        yield ctx.skip(stmt, why or "w = 0")
+    else:
+        C1 = res.params["C"] / (2.0 * c)
+        try:
+            _, sol = _rebuild_as(res, "l1m3n", lp, C=C1)
+            yield ctx.check(stmt, sol.objective, 0.5 * float(np.abs(w).sum()) + C1 * arrays.budget
+                            / res.params["C"] * float(xi.sum()), 1e-4 * _scale(sol.objective),
+                            reason=f"C' = {C1:.6g}, solved by {lp}")
+        except (SolverError, SolverUnavailable, MMProgError) as e:
+            yield Check(ctx.name, stmt, None, None, None, None, "fail", str(e))
+    yield from theorem2_checks(ctx, P_upper=getattr(res, "upper_bound", P), P_lower=P)
+    yield from cross_solver_checks(ctx)
+
+
+def theorem2_checks(ctx, P_upper, P_lower):
+    """Theorem 2 (KDD 2009): the adaptive M³N (EM over P3) attains P4's optimum. Trains ``adapm3n`` with the same
+    C and λ on the data (update (4), which decreases the objective monotonically) and compares its P4 objective
+    (λ/K)‖w‖₁² + C Σᵢ Hᵢ(w) at its w — exact hinge, so an upper bound — with P4's bracket [lower, upper]."""
+    from .base import registered
+    stmt = "Theorem 2 (KDD 2009): AdapM³N's (λ/K)‖w‖₁² + C·ΣHᵢ(w) at its EM fixed point = P4's optimum"
+    if "adapm3n" not in registered():
+        yield ctx.skip(stmt, "program adapm3n is not registered")
+        return
+    if ctx.dataset is None:
+        yield ctx.skip(stmt, "needs the training data (mmprog verify passes it)")
+        return
+    import mmprog
+    res = ctx.result
+    try:
+        a = mmprog.fit(ctx.dataset, program="adapm3n", C=res.params["C"], lam=res.params["lam"],
+                       slack=res.slack, eps=1e-5, update="eq4", n_em=60)
+    except MMProgError as e:
+        yield Check(ctx.name, stmt, None, None, None, None, "fail", f"adapm3n: {e}")
+        return
+    v = float(a.extra["p4_objective"])
+    # EM converges linearly: ~1e-7 of the objective after 60 monotone rounds on tiny data (2e-5 allowed), plus
+    # P4's own optimality bracket
+    tol = 2e-5 * _scale(v) + max(P_upper - P_lower, 0.0)
+    yield ctx.check(stmt, v, P_lower, tol, reason=f"{a.extra['em_rounds']} EM rounds, {a.extra['removed']} "
+                                                   f"features removed")

@@ -39,12 +39,15 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 
-from ..exceptions import ParameterError
+from ..duality import (Check, Duality, _rebuild_as, _result_numbers, _scale, cross_solver_checks, duality_for,
+                       feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
+from ..exceptions import MMProgError, ParameterError, SolverError, SolverUnavailable
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, support_combination,
                   template_groups)
+from .mtl import _group_norms, template_grams
 from .working_set import WorkingSet, values_of
 
 
@@ -190,7 +193,8 @@ def polish_on_face(Q, q, alpha, slack_idx, n_budgets, budget, p, proj, tol, max_
     return alpha, gap, xi, steps
 
 
-def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=1e-6, max_iter=20000, polish=True):
+def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=1e-6, max_iter=20000, polish=True,
+                        time_limit=None):
     """Maximise (11) over 𝒜 by projected gradient (FISTA with backtracking and adaptive restart).
 
     Parameters
@@ -212,6 +216,8 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
     polish : bool
         When the projected gradient ends above ``tol``, take Newton steps on the face it found
         (:func:`polish_on_face`).
+    time_limit : float, optional
+        Seconds; past them the iteration stops with ``info["timed_out"]`` set (and no polish).
 
     Returns
     -------
@@ -234,7 +240,11 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
     info = {"iterations": 0, "gap": np.inf, "primal": np.inf, "dual": px["value"], "converged": False,
             "stagnated": False}
     restarted = 0
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     for it in range(1, max_iter + 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            info.update(timed_out=True, iterations=it - 1)
+            break
         while True:
             z = proj(y + py["grad"] / L)
             pz = block_dual_parts(Q, q, z, p)
@@ -271,7 +281,10 @@ def solve_block_dual_pg(Q, q, slack_idx, n_budgets, budget, p, alpha0=None, tol=
                 break
     else:
         info["iterations"] = max_iter
-    if not info["converged"] and polish:
+    if info.get("timed_out"):
+        primal, _ = block_primal_value(px, q, slack_idx, n_budgets, budget, p)
+        info.update(gap=primal - px["value"], primal=primal, dual=px["value"])
+    elif not info["converged"] and polish:
         x, gap, _, steps = polish_on_face(Q, q, x, slack_idx, n_budgets, budget, p, proj, tol)
         px = block_dual_parts(Q, q, x, p)
         primal = px["value"] + gap
@@ -404,7 +417,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
 
     def solve(self, model, solver, **kw):
         if self.method == "pg":
-            return self._solve_pg(model)
+            return self._solve_pg(model, kw.get("time_limit"))
         self.materialise(model)
         # α = 0 makes every αᵀQʲα vanish, where (·)^{p*/2} is not differentiable for p > 2: start inside 𝒜
         ws = model.ws
@@ -423,7 +436,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
                                   termination=status.termination, solver_message=status.solver_message)
         return status
 
-    def _solve_pg(self, model):
+    def _solve_pg(self, model, time_limit=None):
         from ..solvers import SolveStatus
         ws, gram = model.ws, model.gram
         gram.grow(ws)
@@ -436,8 +449,14 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         q = ws.dl_array()[act]
         t0 = time.perf_counter()
         alpha, info = solve_block_dual_pg(Q, q, slack_idx, len(slacks), budget, self.p, alpha0=alpha0,
-                                          tol=self.tol, max_iter=self.max_pg_iter)
+                                          tol=self.tol, max_iter=self.max_pg_iter, time_limit=time_limit)
         elapsed = time.perf_counter() - t0
+        if info.get("timed_out"):
+            from ..exceptions import SolverError
+            words = (f"projected gradient: time limit of {time_limit:g} s reached after {info['iterations']} "
+                     f"iterations, gap {info['gap']:.3e}")
+            raise SolverError(f"solver pblock-pg ended with max_time ({words}); raise time_limit",
+                              termination="max_time", solver_message=words)
         for p, a in zip(act, alpha):
             ws.components[p].set_value(float(a), skip_validation=True)
         model.pg_info = info
@@ -486,3 +505,101 @@ class PBlock(Program, TemplateNormsOfLastSolution):
 
 
 __all__ = ["PBlock", "solve_block_dual_pg", "block_dual_parts", "block_primal_value"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: (10), its dual (11) and the recovery (12)–(13), as statements for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+def block_dual(Q, dl, alpha, p):
+    """(11) at α and the recovery (12): returns (value, μ (m,)), recomputed here from the paper's formulas.
+
+    value = Σ α Δℓ − ½ (Σⱼ (αᵀQʲα)^{p*/2})^{2/p*};  μⱼ = (Σₗ (αᵀQˡα)^{p*/2})^{(p−2)/p} (αᵀQʲα)^{(2−p)/(2(p−1))}
+    (templates with αᵀQʲα = 0 get μⱼ = 0: their block of w is 0 anyway)."""
+    ps = p / (p - 1.0)
+    sq = np.maximum(np.einsum("jrs,r,s->j", Q, alpha, alpha), 0.0)
+    live = sq > 1e-300
+    S = float(np.sum(sq[live] ** (ps / 2.0)))
+    mu = np.zeros(len(sq))
+    if S > 0:
+        mu[live] = S ** ((p - 2.0) / p) * sq[live] ** ((2.0 - p) / (2.0 * (p - 1.0)))
+    return float(alpha @ dl) - 0.5 * (S ** (2.0 / ps) if S > 0 else 0.0), mu
+
+
+@duality_for("pblock")
+class PBlockDuality(Duality):
+    """p-block MTL: the master is the dual (11) itself (the Pyomo NLP over α); the statements compare it with the
+    primal (10) at the w recovered by (12)–(13), all recomputed from ΔF and α."""
+
+    def dual_model(self, result):
+        from .base import get_program
+        prog = get_program(result.program, **result.params)
+        if type(prog).dual_model is not Program.dual_model:       # the program states (10) itself one day
+            return prog.dual_model(result.model)
+        prog.materialise(result.model)
+        return result.model            # the master already is (11)
+
+    def checks(self, ctx):
+        yield from pblock_checks(ctx)
+
+
+def pblock_checks(ctx):
+    res = ctx.result
+    p = float(res.params["p"])
+    model = res.model
+    groups = np.asarray(model.groups, dtype=np.int64)
+    m_t = int(len(model.template_names))
+    arrays = working_set_arrays(res)
+    w, xi, alpha = _result_numbers(res, arrays)
+    Q = template_grams(arrays, groups, m_t)
+    D, mu = block_dual(Q, arrays.dl, alpha, p) if len(alpha) else (0.0, np.zeros(m_t))
+    norms = _group_norms(w, groups, m_t)
+    P = 0.5 * float(np.sum(norms ** p)) ** (2.0 / p) + arrays.budget * float(xi.sum())
+    # the projected gradient stops at a relative gap tol (or STAGNATION_GAP when it stagnates in floating point)
+    tol = max(float(res.params.get("tol", 1e-6)), STAGNATION_GAP) * _scale(P)
+    yield from feasibility_checks(ctx, arrays, w, xi, alpha)
+    yield ctx.check(f"strong duality: (10) value ½(Σⱼ‖wⱼ‖ᵖ)^(2/p) + C·s·Σξ = (11) value at α (p = {p:g}, Qʲ "
+                    f"recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")
+    mu_res = res.extra.get("template_weights")
+    if mu_res is not None:
+        yield ctx.check("recovery (12): the program's template weights μⱼ = the formula at α (max deviation)",
+                        float(np.abs(np.asarray(mu_res, dtype=np.float64) - mu).max(initial=0.0)), 0.0,
+                        1e-6 * _scale(mu))
+    w13 = mu[groups] * (arrays.F.T @ alpha) if len(alpha) else np.zeros_like(w)
+    yield ctx.check("recovery (13): w = μⱼ Σ α ΔFⱼ blockwise (‖·‖∞)", float(np.abs(w - w13).max(initial=0.0)), 0.0,
+                    1e-6 * _scale(w))
+    # the gradient of (11) is Δℓ_r − w(α)ᵀΔF_r (the module's claim; by finite differences of (11) here)
+    if len(alpha) and np.all(alpha[alpha > 0] > 0):
+        h = 1e-6 * max(1.0, arrays.budget)
+        fd = np.array([(block_dual(Q, arrays.dl, alpha + h * e, p)[0] - block_dual(Q, arrays.dl, alpha - h * e, p)[0])
+                       / (2 * h) for e in np.eye(len(alpha))[: min(len(alpha), 40)]])
+        grad = (arrays.dl - arrays.F @ w13)[: len(fd)]
+        yield ctx.check("gradient of (11): ∂/∂α_r = Δℓ_r − w(α)ᵀΔF_r (central differences, first cuts)",
+                        float(np.abs(fd - grad).max(initial=0.0)), 0.0, 1e-4 * _scale(grad),
+                        reason=f"{len(fd)} coordinates")
+    yield from slackness_checks(ctx, arrays, w, xi, alpha)
+    # the projected gradient stops at a relative gap ≥ 1e-6, which leaves the slacks of cuts with α_r > 0 at ~1e-5
+    yield sparsity_check(ctx, arrays, w, xi, alpha, tight=10 * max(float(res.params.get("tol", 1e-6)), 1e-5))
+    if abs(p - 2.0) < 1e-12:
+        name, why = ctx.solver_for("QP")
+        stmt = "p = 2 is the structural SVM: M³N's Gram dual master on the same cuts has the same optimum"
+        if name is None:
+            yield ctx.skip(stmt, why)
+        else:
+            try:
+                _, sol = _rebuild_as(res, "m3n", name, C=res.params["C"], master="dual")
+                yield ctx.check(stmt, sol.objective, P, tol, reason=f"solved by {name}")
+            except (SolverError, SolverUnavailable, MMProgError) as e:
+                yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
+    other = "nlp" if res.params.get("method", "pg") == "pg" else "pg"
+    nlp, why = ctx.solver_for("NLP")
+    stmt = f"(11) by method={res.params.get('method', 'pg')} = (11) by method={other} on the same working set"
+    if nlp is None:
+        yield ctx.skip(stmt, why)
+    else:
+        try:
+            _, sol = rebuild_master(res, nlp, method=other)
+            yield ctx.check(stmt, sol.dual_objective, D, tol, reason=f"the Pyomo NLP by {nlp}")
+        except (SolverError, SolverUnavailable) as e:
+            yield Check(ctx.name, stmt, D, None, None, None, "fail", str(e))
+    yield from cross_solver_checks(ctx, method="nlp")

@@ -60,10 +60,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..cuts import Cuts
+from ..duality import Duality, _scale, duality_for, working_set_arrays
 from ..exceptions import DataError, ParameterError, SolverError, check_param
 from ..features.hierarchy import PREDICT_RULES, expected_map_forest, hidden_forest, mixed_unary
 from .base import Dims, register
-from .m3n import M3N
+from .m3n import M3N, p0_checks, p0_dual_model
 
 log = logging.getLogger("mmprog.pomen")
 
@@ -701,8 +702,9 @@ def beta_dual_model(structure, prior, theta, transition, C, examples):
     return m
 
 
-def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, options=None):
-    """Solve (12) for ``examples`` with ``solver`` (an Ipopt :class:`~mmprog.solvers.Solver`).
+def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, options=None, time_limit=None):
+    """Solve (12) for ``examples`` with ``solver`` (an Ipopt :class:`~mmprog.solvers.Solver`), capped at
+    ``time_limit`` seconds (default :data:`mmprog.solvers.SOLVE_TIME_LIMIT`).
 
     Returns
     -------
@@ -719,7 +721,9 @@ def solve_beta_dual(structure, prior, theta, transition, C, examples, solver, op
     m = beta_dual_model(structure, prior, theta, transition, C, examples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        status = solver.solve(m, options=dict(options or {}), load_duals=False, raise_on_failure=False)
+        from ..solvers.base import SOLVE_TIME_LIMIT
+        status = solver.solve(m, options=dict(options or {}), load_duals=False, raise_on_failure=False,
+                              time_limit=time_limit or SOLVE_TIME_LIMIT)
     if not status.ok:
         # Ipopt's "acceptable" point (converged to its looser acceptable tolerances) is kept and counted by the
         # caller; anything else has no trustworthy optimum
@@ -775,6 +779,8 @@ class PoMEN(M3N):
     seed : int
         Seed of ``init="random"``.
     """
+
+    checkpointable = False   # the outer loop's state (β, Σ, q(z)) is not in the working set
 
     paper = "Zhu, Xing & Zhang, Partially observed maximum entropy discrimination Markov networks, NIPS 2008"
     equations = "P2 (7); Step 1 (10); Step 2 (11)-(12); priors (13); prediction h2 (6)"
@@ -913,7 +919,8 @@ class PoMEN(M3N):
         return run, np.maximum(hinge, 0.0)
 
     def fit(self, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
-            progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None):
+            progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None,
+            solve_time_limit=None):
         """Run the EM alternation; returns the :class:`~mmprog.cutting_plane.EngineRun` of the last Step 1 with the
         EM read-outs in ``solution.extra`` (``em_history``, ``em_objective``, ``hidden_marginals``) and the h₂
         predictor map in ``feature_map``."""
@@ -933,6 +940,8 @@ class PoMEN(M3N):
         engine_kw = dict(solver=solver, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
                          drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                          snapshot_iters=snapshot_iters, solve_options=solve_options)
+        if solve_time_limit is not None:
+            engine_kw["solve_time_limit"] = solve_time_limit
         self._dims = Dims(n=prepared.n, dim=base.dim, n_slacks=prepared.n if slack == "n" else 1,
                           groups=base.groups, group_names=base.group_names)
         self._seed = None
@@ -970,7 +979,7 @@ class PoMEN(M3N):
             q, kl = hidden_distribution(structure, prior, phi)
         for r in range(rounds + 1):
             run = step1(q, r, "w")
-            if r == rounds:
+            if r == rounds or run.termination in ("time_limit", "interrupted"):
                 break
             w = run.solution.w
             _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
@@ -994,3 +1003,152 @@ class PoMEN(M3N):
         else:
             run.feature_map = base
         return run
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Duality: PoMEN's statements (Step 1 as P0, the EM descent, (11)–(12), the β-dual (12) against enumeration), for ``mmprog verify``
+# ----------------------------------------------------------------------------------------------------------------
+
+@duality_for("pomen")
+class PoMENDuality(Duality):
+    """PoMEN: the last Step 1 master (the M³N (10) on expected features) with P0's statements; the EM descent of
+    the P2 objective; strong duality of (11)–(12) after every Step 2; and the β-dual (12) of one example solved by
+    PoMEN's marginal NLP against the same program over every labeling (enumerated), with its gradient
+    ∂log Z/∂β(y) = μ_wᵀE_{p(z)}[Δf(y, z)] − Δℓ(y)."""
+
+    fit_params = {"n_em": 2}
+    data_note = "a quarter of the labels hidden when the data hide none"
+
+    def fit(self, dataset, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
+        import mmprog
+        Y = getattr(dataset, "Y", None)
+        if Y is not None and not any((np.asarray(y) < 0).any() for y in Y) and hasattr(dataset, "hide_labels"):
+            dataset = dataset.hide_labels(0.25, seed=0)
+        res = mmprog.fit(dataset, program="pomen", C=C, solver=solver, slack=slack, eps=eps,
+                         **{**self.fit_params, **kw})
+        res.verify_dataset = dataset
+        return res
+
+    def dual_model(self, result):
+        return p0_dual_model(working_set_arrays(result), name="pomen_step1_dual")
+
+    def checks(self, ctx):
+        yield from p0_checks(ctx, theorem3=False)
+        yield from pomen_em_checks(ctx)
+        yield from pomen_beta_dual_checks(ctx)
+
+
+def pomen_em_checks(ctx):
+    res = ctx.result
+    em = [e for e in res.extra.get("em_history", []) if e["round"] >= 0]
+    stmt = "EM (NIPS 2008, section 3.1): the P2 objective J never increases along the steps"
+    if len(em) < 2:
+        yield ctx.skip(stmt, "no EM steps (no hidden labels next to observed ones, or n_em = 0)")
+    else:
+        J = np.array([e["objective"] for e in em])
+        n = len(res.xi) if res.slack == "n" else int(res.model.dims.n)
+        eps = 1e-4
+        # each step minimises J over its block up to Step 1's ε (C·n·ε in J) and Ipopt's tolerance
+        yield ctx.check(stmt + " (largest increase)", float(np.max(np.diff(J), initial=0.0)), 0.0,
+                        res.params["C"] * n * eps + 1e-6 * _scale(J), "≤",
+                        reason=f"{len(J)} steps, J from {J[0]:.8g} to {J[-1]:.8g}")
+    z = [e for e in em if e["step"] == "z" and "dual_objective" in e]
+    stmt = "strong duality of (11)–(12) after Step 2: J = ½‖μ_w‖² + Σᵢ (β-dual optimum)ᵢ"
+    if not z:
+        yield ctx.skip(stmt, "no Step 2 was run")
+        return
+    gaps = [abs(e["objective"] - e["dual_objective"]) for e in z]
+    worst = z[int(np.argmax(gaps))]
+    yield ctx.check(stmt, worst["objective"], worst["dual_objective"], 1e-5 * _scale(worst["objective"]),
+                    reason=f"worst of {len(z)} Step-2 solves (Ipopt)")
+
+
+def _enumerated_beta_dual(fmap, prepared, i, w, K):
+    """The β-dual (12) of example ``i`` over every labeling y of its observed positions and z of its hidden ones,
+    under a uniform p₀(z): returns (M (ny, nz), labelings y) with M[y, z] = μ_wᵀΔf(y, z) − Δℓ(y)."""
+    import itertools
+    T = int(prepared.lengths[i])
+    gold = np.asarray(prepared.gold[i, :T])
+    obs, hid = np.flatnonzero(gold >= 0), np.flatnonzero(gold < 0)
+    ys = np.array(list(itertools.product(range(K), repeat=len(obs))), dtype=np.int64).reshape(-1, len(obs))
+    zs = np.array(list(itertools.product(range(K), repeat=len(hid))), dtype=np.int64).reshape(-1, len(hid))
+    M = np.zeros((len(ys), len(zs)))
+    for b, z in enumerate(zs):
+        truth = gold.copy()
+        truth[hid] = z
+        labs = np.tile(truth, (len(ys), 1))
+        labs[:, obs] = ys
+        idx = np.full(len(ys), i)
+        f_truth = fmap.joint_features(prepared, idx[:1], truth[None, :]) @ w
+        f_y = fmap.joint_features(prepared, idx, labs) @ w
+        M[:, b] = np.asarray(f_truth).ravel()[0] - np.asarray(f_y).ravel() - (ys != gold[obs]).sum(axis=1)
+    return M, ys
+
+
+def _solve_beta_dual_enumerated(M, C):
+    """max_{β ≥ 0, Σβ = C} −log mean_z exp(βᵀM[:, z]) (uniform p₀) by SLSQP on the simplex; returns (value, β)."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+    ny, nz = M.shape
+
+    def f(b):
+        return logsumexp(b @ M) - np.log(nz)
+
+    def g(b):
+        s = b @ M
+        p = np.exp(s - logsumexp(s))
+        return M @ p
+    best = None
+    for start in (np.full(ny, C / ny), C * np.eye(ny)[int(np.argmin(M.mean(axis=1)))] * 0.9 + 0.1 * C / ny):
+        r = minimize(f, start, jac=g, method="SLSQP", bounds=[(0, None)] * ny,
+                     constraints=[{"type": "eq", "fun": lambda b: b.sum() - C, "jac": lambda b: np.ones(ny)}],
+                     options={"ftol": 1e-14, "maxiter": 1000})
+        if best is None or r.fun < best.fun:
+            best = r
+    return -float(best.fun), np.maximum(best.x, 0.0)
+
+
+def pomen_beta_dual_checks(ctx):
+    """(12) of one example by PoMEN's marginal NLP (Ipopt) = (12) over all labelings (SLSQP), and the gradient
+    condition at its optimum: the labelings carrying β > 0 are those of smallest expected margin
+    E_{p(z)}[μ_wᵀΔf(y, z)] − Δℓ(y) = ∂log Z/∂β(y)."""
+    stmt_v = "β-dual (12), one example: PoMEN's marginal NLP optimum = the optimum over all labelings (enumerated)"
+    stmt_g = ("β-dual gradient (NIPS 2008): labelings with β(y) > 0 have the smallest ∂log Z/∂β(y) = "
+              "E_p(z)[μ_wᵀΔf(y,z)] − Δℓ(y) (spread among them)")
+    res = ctx.result
+    if ctx.dataset is None or res.params.get("prior") != "uniform":
+        yield ctx.skip(stmt_v, "needs the training data and the uniform prior p₀(z)")
+        return
+    from ..solvers import get_solver
+    fmap = res.fmap
+    if getattr(fmap, "kind", "chain") != "chain":
+        yield ctx.skip(stmt_v, "the enumeration is written for chains")
+        return
+    prepared = fmap.prepare(ctx.dataset)
+    st = HiddenStructure(fmap, prepared)
+    K = st.K
+    cand = [i for i in np.flatnonzero(st.n_mixed > 0) if K ** int(prepared.lengths[i]) <= 4096]
+    if not cand:
+        yield ctx.skip(stmt_v, "no example with an observed–hidden edge small enough to enumerate")
+        return
+    i = int(cand[0])
+    w = np.asarray(res.w, dtype=np.float64)
+    C = float(res.params["C"])
+    prior = make_prior("uniform", K, st)
+    theta, trans = _node_scores(fmap, w, prepared, np.arange(prepared.n))
+    nlp, why = ctx.solver_for("NLP") if res.params.get("nlp_solver") is None else (res.params["nlp_solver"], None)
+    if nlp is None:
+        yield ctx.skip(stmt_v, why)
+        return
+    _, _, v_nlp, _, _ = solve_beta_dual(st, prior, theta, trans, C, np.array([i]), get_solver(nlp))
+    M, ys = _enumerated_beta_dual(fmap, prepared, i, w, K)
+    v_enum, beta = _solve_beta_dual_enumerated(M, C)
+    yield ctx.check(stmt_v, v_nlp, v_enum, 1e-5 * _scale(v_enum),
+                    reason=f"example {i}: {M.shape[0]} labelings y × {M.shape[1]} hidden z, NLP by {nlp}")
+    from scipy.special import logsumexp
+    s = beta @ M
+    pz = np.exp(s - logsumexp(s))
+    grad = M @ pz                                      # ∂log Z/∂β(y)
+    on = beta > 1e-6 * C
+    yield ctx.check(stmt_g, float(grad[on].max() - grad.min()), 0.0, 1e-5 * _scale(grad),
+                    reason=f"{int(on.sum())} of {len(beta)} labelings carry β")

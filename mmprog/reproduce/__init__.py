@@ -5,7 +5,7 @@ Each module of this package is an experiment; it is found by name, so adding one
 import importlib
 import pkgutil
 
-from ..cli import command
+from ..commands import command
 
 
 def experiments():

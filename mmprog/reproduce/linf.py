@@ -159,7 +159,7 @@ def _l1(X):
 
 
 def _prf(pred, truth, unseen=None):
-    from ..linf import set_prf
+    from ..programs.linf.prediction import set_prf
     r = set_prf(pred, truth)
     if unseen is not None and unseen.sum():
         n_true = r["n_true"] + int(unseen.sum())
@@ -192,8 +192,10 @@ def compare(X_tr, Y_tr, X_te, Y_te, unseen, b, lam, kernel_train, seed, log):
     from sklearn.preprocessing import normalize
     from sklearn.svm import LinearSVC
 
-    from ..linf import LInfMaxMargin, select_sets, set_perceptron
     from ..programs.linf import TensorSamples
+    from ..programs.linf.estimator import LInfMaxMargin
+    from ..programs.linf.perceptron import set_perceptron
+    from ..programs.linf.prediction import select_sets
     rows = []
     # the L∞ program needs zᵢ ≠ 0: samples without an output (or an input) carry no constraint
     keep = np.flatnonzero((np.diff(Y_tr.indptr) > 0) & (np.diff(X_tr.indptr) > 0))
@@ -257,8 +259,9 @@ def compare(X_tr, Y_tr, X_te, Y_te, unseen, b, lam, kernel_train, seed, log):
 def scaling(sizes, b, lam, seed, log):
     """LP (10) and closed forms on sparse_sets with n_inputs = n_outputs = 10⁴ for growing m."""
     from ..datasets import sparse_sets
-    from ..linf import select_sets, set_perceptron, set_prf
     from ..programs.linf import TensorSamples, proposition2, solve_linf
+    from ..programs.linf.perceptron import set_perceptron
+    from ..programs.linf.prediction import select_sets, set_prf
     out = []
     for m in sizes:
         t0 = time.perf_counter()

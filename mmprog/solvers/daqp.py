@@ -25,9 +25,9 @@ import time
 
 import numpy as np
 
-from .solvers import (Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, _active_objective,
-                      _dual_suffix, _one_line, _pe, _probe_model, _record_duals, register)
-from .exceptions import SolverError
+from ..exceptions import SolverError
+from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, _active_objective,
+                   _dual_suffix, _one_line, _pe, _probe_model, _record_duals, register)
 
 #: DAQP's exit flags (its header's names, the solver's own words) -> normalised termination. Soft constraints are
 #: never used by mmprog, so a "soft optimum" is not taken as an optimum.
@@ -72,7 +72,8 @@ def solve_dense(H, f, A, bupper, blower, sense=None, *, primal_start=None, time_
     primal_start : ndarray, shape (n,), optional
         Warm start: DAQP takes the constraints nearly active there as its first working set.
     time_limit : float, optional
-        Seconds (DAQP's own ``time_limit`` setting; its iteration limit stays on too).
+        Seconds (DAQP's own ``time_limit`` setting; default :data:`mmprog.solvers.SOLVE_TIME_LIMIT`); its
+        iteration limit stays on too.
     options : dict, optional
         DAQP settings by their names (``iter_limit``, ``primal_tol``, ``eps_prox``, ...).
 
@@ -93,8 +94,8 @@ def solve_dense(H, f, A, bupper, blower, sense=None, *, primal_start=None, time_
     # at 1e-12 the KKT residuals are below 1e-8, at no measured cost on the OCR masters
     settings = {"iter_limit": 100000, "eta_prox": 1e-12}
     settings.update(options or {})
-    if time_limit:
-        settings["time_limit"] = float(time_limit)
+    # no solve runs unbounded: DAQP's own time limit, the package default when none is given
+    settings["time_limit"] = float(time_limit) if time_limit else SOLVE_TIME_LIMIT
     kw = {} if primal_start is None else {"primal_start": np.ascontiguousarray(primal_start, dtype=float)}
     t0 = time.perf_counter()
     try:

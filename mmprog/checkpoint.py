@@ -1,0 +1,181 @@
+"""Checkpoints of a cutting-plane fit: the working set and the iterate, written atomically, read back to resume.
+
+A checkpoint is ONE ``.npz`` file (no pickle): the active cuts (their ΔF rows as CSR arrays, Δℓ, the slack each
+belongs to), the iterate (w, ξ), and a JSON document in the array ``meta`` (program, its hyper-parameters, slack
+form, round, elapsed seconds, bounds, history, and a fingerprint of the feature map). It is written to a temporary
+file beside the target and renamed over it, so an interrupted save leaves the previous checkpoint intact, never a
+half-written one.
+
+Resuming (:func:`mmprog.fit` with ``resume=``, ``mmprog train --resume``) rebuilds the program's master from the
+saved cuts, re-solves it — the same master, so the same optimum — and continues the loop from the saved round.
+Cuts dropped by ``drop_after`` had multiplier 0 and are not saved: the master's optimum is unchanged without them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import __version__
+from .cuts import Cuts
+from .exceptions import ModelFileError
+from .result import _jsonable
+
+FORMAT = "mmprog-checkpoint"
+FORMAT_VERSION = 1
+
+
+def fingerprint(fmap):
+    """A short hash of the feature map's description: a resumed fit must use the very same joint features."""
+    desc = json.dumps(fmap.describe(), sort_keys=True, default=str)
+    return hashlib.sha256(desc.encode()).hexdigest()[:16]
+
+
+def path_of(path):
+    """``path`` with the ``.npz`` extension the checkpoint file has."""
+    path = os.fspath(path)
+    return path if path.endswith(".npz") else path + ".npz"
+
+
+def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_bound, history, termination=None):
+    """Write the checkpoint of a fit after round ``iteration`` (atomically: temporary file, then rename).
+
+    Parameters
+    ----------
+    path : str
+        Target file (``.npz`` is appended when missing).
+    model : ConcreteModel
+        The master; its working set ``model.ws`` gives the cuts (active ones only).
+    program : Program
+    fmap : JointFeatureMap
+    w : ndarray, shape (dim,)
+    xi : ndarray, shape (n_slacks,)
+    slack : {"n", "one"}
+    iteration : int
+        Rounds completed.
+    elapsed : float
+        Wall-clock seconds of the fit so far (a resumed fit adds to it).
+    upper_bound : float
+    history : list of dict
+        :class:`~mmprog.cutting_plane.IterationRecord` rows as dicts.
+    termination : str, optional
+        Set when the fit ended (``"interrupted"``, ``"time_limit"``, ...).
+
+    Returns
+    -------
+    str
+        The path written.
+    """
+    target = path_of(path)
+    ws = model.ws
+    keep = np.flatnonzero(ws.active_mask())
+    keep = np.array([p for p in keep if p not in ws.released], dtype=np.int64)
+    F = ws.dF()[keep] if ws.size else sp.csr_matrix((0, fmap.dim))
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
+            "program": program.name, "params": program.params(), "slack": slack, "iteration": int(iteration),
+            "elapsed": float(elapsed), "upper_bound": float(upper_bound), "termination": termination,
+            "dim": int(fmap.dim), "n_slacks": int(len(xi)), "feature_map": fingerprint(fmap),
+            "history": history}
+    arrays = {"meta": np.array(json.dumps(_jsonable(meta))), "w": np.asarray(w, dtype=np.float64),
+              "xi": np.asarray(xi, dtype=np.float64), "example": ws.example_array()[keep] if ws.size else
+              np.zeros(0, np.int64), "dl": ws.dl_array()[keep] if ws.size else np.zeros(0),
+              "dF_data": F.data, "dF_indices": F.indices, "dF_indptr": F.indptr}
+    d = os.path.dirname(os.path.abspath(target))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(target) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+class Checkpoint:
+    """A checkpoint read back: ``meta`` (the JSON document), ``w``, ``xi`` and the saved ``cuts``."""
+
+    def __init__(self, path, meta, w, xi, cuts):
+        self.path, self.meta, self.w, self.xi, self.cuts = path, meta, w, xi, cuts
+
+    @property
+    def program(self):
+        return self.meta["program"]
+
+    @property
+    def params(self):
+        return dict(self.meta["params"])
+
+    @property
+    def slack(self):
+        return self.meta["slack"]
+
+    def check_compatible(self, fmap, n_slacks):
+        """Raise :class:`ModelFileError` unless the fit being resumed has the same joint features and slacks."""
+        m = self.meta
+        if fmap.dim != m["dim"] or fingerprint(fmap) != m["feature_map"]:
+            raise ModelFileError(f"{self.path}: field 'feature_map': the checkpoint was written for other joint "
+                                 f"features ({m['dim']} of them, fingerprint {m['feature_map']}; these data give "
+                                 f"{fmap.dim}, {fingerprint(fmap)}); resume with the same data and templates")
+        if n_slacks != m["n_slacks"]:
+            raise ModelFileError(f"{self.path}: field 'n_slacks' is {m['n_slacks']}, the data give {n_slacks} "
+                                 f"slacks; resume with the same training set and slack form")
+
+
+def load(path):
+    """Read a checkpoint written by :func:`save`; every defect is a one-line :class:`ModelFileError`."""
+    target = path_of(path)
+    if not os.path.exists(target):
+        raise ModelFileError(f"{target}: no such checkpoint file")
+    try:
+        with np.load(target, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
+        raise ModelFileError(f"{target}: not a readable checkpoint ({type(e).__name__}: {_one_line(e)})") from None
+    for k in ("meta", "w", "xi", "example", "dl", "dF_data", "dF_indices", "dF_indptr"):
+        if k not in arrays:
+            raise ModelFileError(f"{target}: missing array {k!r}")
+    try:
+        meta = json.loads(str(arrays["meta"]))
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{target}: array 'meta': not valid JSON ({e.msg})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelFileError(f"{target}: field 'format' is not {FORMAT!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION or version < 1:
+        raise ModelFileError(f"{target}: field 'format_version' is {version!r}, this mmprog reads 1 to "
+                             f"{FORMAT_VERSION}")
+    for key in ("program", "params", "slack", "iteration", "dim", "n_slacks", "feature_map", "history"):
+        if key not in meta:
+            raise ModelFileError(f"{target}: missing field {key!r}")
+    m, dim = len(arrays["dl"]), int(meta["dim"])
+    try:
+        dF = sp.csr_matrix((arrays["dF_data"], arrays["dF_indices"], arrays["dF_indptr"]), shape=(m, dim))
+        dF.check_format(full_check=True)
+    except (ValueError, TypeError) as e:
+        raise ModelFileError(f"{target}: arrays 'dF_*' do not form a ({m}, {dim}) sparse matrix ({_one_line(e)})") \
+            from None
+    w, xi = arrays["w"], arrays["xi"]
+    if w.shape != (dim,) or xi.shape != (int(meta["n_slacks"]),) or arrays["example"].shape != (m,):
+        raise ModelFileError(f"{target}: arrays 'w', 'xi', 'example' have shapes {w.shape}, {xi.shape}, "
+                             f"{arrays['example'].shape}; expected ({dim},), ({meta['n_slacks']},), ({m},)")
+    for name in ("w", "xi", "dl", "dF_data"):
+        if not np.all(np.isfinite(arrays[name])):
+            raise ModelFileError(f"{target}: array {name!r} holds NaN or infinite values")
+    ex = arrays["example"]
+    if m and (ex.min() < 0 or ex.max() >= int(meta["n_slacks"])):
+        raise ModelFileError(f"{target}: array 'example' names slacks outside 0..{int(meta['n_slacks']) - 1}")
+    cuts = Cuts(ex.astype(np.int64), dF, arrays["dl"].astype(np.float64))
+    return Checkpoint(target, meta, w.astype(np.float64), xi.astype(np.float64), cuts)
+
+
+def _one_line(e):
+    return " ".join(str(e).split())[:200]
