@@ -134,9 +134,10 @@ def test_failures_raise_in_daqps_words():
 # ------------------------------------------------------------------------------------------------------------------
 
 def master_kkt(model):
-    """The whole Gram-dual master's KKT residuals at the loaded α, from the cut data: with g = Gα − Δℓ and
-    μᵢ = max(0, −min over slack i's cuts of g) (the budget multiplier), stationarity g + μ ≥ 0 on every active cut,
-    = 0 where α > 0; budgets Σα ≤ C·scale, complementary with μ."""
+    """The whole Gram-dual master's KKT residuals at the loaded α, from the cut data, relative to max(1, |objective|):
+    with g = Gα − Δℓ and μᵢ = max(0, −min over slack i's cuts of g) (the budget multiplier), stationarity g + μ ≥ 0 on
+    every active cut, budgets Σα ≤ C·scale, and the complementarity sums Σ|(g + μ)α| + Σ μ|C·scale − Σα|, which bound
+    the objective's distance from the master's optimum once the others hold."""
     ws = model.ws
     act = ws.active_mask()
     G = ws.gram()
@@ -144,15 +145,16 @@ def master_kkt(model):
     g = G @ alpha - ws.dl_array()
     ex = ws.example_array()
     budget = float(model.C.value) * model.slack_scale
-    worst = 0.0
+    worst, gap = 0.0, 0.0
     for i in np.unique(ex[act]):
         on = act & (ex == i)
         mu = max(0.0, -g[on].min())
         red = g[on] + mu
-        worst = max(worst, -red.min(), float(np.abs(red * alpha[on]).max()))
-        worst = max(worst, alpha[on].sum() - budget, mu * abs(budget - alpha[on].sum()))
-    worst = max(worst, -alpha.min(initial=0.0), float(np.abs(alpha[~act]).max(initial=0.0)))
-    return worst
+        worst = max(worst, -red.min(), alpha[on].sum() - budget)
+        gap += float(np.abs(red * alpha[on]).sum()) + mu * abs(budget - alpha[on].sum())
+    worst = max(worst, gap, -alpha.min(initial=0.0), float(np.abs(alpha[~act]).max(initial=0.0)))
+    objective = float(ws.dl_array() @ alpha) - 0.5 * float(alpha @ G @ alpha)
+    return worst / max(1.0, abs(objective))
 
 
 @pytest.mark.parametrize("slack", ["n", "one"])
@@ -191,7 +193,7 @@ def test_each_round_solves_the_whole_master_not_just_its_working_set():
 
     out = run(prog, orc, solver=S.get_solver("daqp"), slack="one", eps=1e-6, show=show, show_every=1,
               drop_after=3)
-    assert len(worst) == out.n_iter and max(worst) <= 1e-8
+    assert len(worst) == out.n_iter and max(worst) <= 1e-7
     assert out.model._gram_daqp.passes >= 1
     model = out.model
     model.native = False

@@ -91,7 +91,7 @@ class GramDualDAQP:
         if len(W) == 0:
             W = np.nonzero(active)[0]
         scale = max(1.0, float(np.abs(dl).max(initial=0.0)))
-        status, passes, words = None, 0, ""
+        status, passes = None, 0
         mu = {}
         while True:
             passes += 1
@@ -103,12 +103,11 @@ class GramDualDAQP:
             blower = np.concatenate([np.zeros(m), np.full(len(slacks), -DAQP_INF)])
             remaining = time_limit - (time.perf_counter() - t_start)
             if remaining <= 0:
-                status = SolveStatus("max_time", "none", f"DAQP time limit {time_limit} s reached between "
-                                     f"working-set passes ({words})", time.perf_counter() - t_start, None)
+                status = SolveStatus("max_time", "none", f"time limit of {time_limit:g} s reached before DAQP's "
+                                     f"pass {passes}", time.perf_counter() - t_start, None)
                 break
             x, lam, status = solve_dense(G[np.ix_(W, W)], -dl[W], A, bupper, blower, primal_start=alpha[W],
                                          time_limit=remaining)
-            words = status.solver_message
             if status.termination != "optimal":
                 break
             alpha = np.zeros(r)
@@ -135,5 +134,6 @@ class GramDualDAQP:
             model._budget_duals = mu      # ξᵢ of the master: the budget multipliers, per slack
         self.last_working_set, self.passes = len(W), passes
         status = SolveStatus(status.termination, status.solution_status,
-                             f"{words}; {passes} working-set pass(es), {len(W)} of {r} cuts", elapsed, objective)
+                             f"{status.solver_message}; {passes} working-set pass(es), {len(W)} of {r} cuts", elapsed,
+                             objective)
         return _finish("daqp", status, raise_on_failure)
