@@ -170,11 +170,11 @@ class WorkingSet:
         return self.dF() @ w
 
     def tdot(self, alpha):
-        """ΔFᵀ α, shape (dim,), reading only the rows with α_r ≠ 0 (the support is a small part of the cuts)."""
-        nz = np.flatnonzero(alpha)
+        """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
+        working set's non-zeros every round on NER)."""
         if self._dense_ready():
-            return self._D[nz].T @ alpha[nz]
-        return self.dF()[nz].T @ alpha[nz]
+            return alpha @ self._D
+        return self.dF().T @ alpha
     def gram_rows(self, positions):
         """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
         F = self.dF()
