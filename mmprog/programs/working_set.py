@@ -158,27 +158,28 @@ class WorkingSet:
             self._D = buf[:r]          # a view: release() zeroes freed rows in place
         return self._D
 
-    def _dense_ready(self):
-        """Whether the dense copy exists and holds every row (then products go through BLAS)."""
-        D = getattr(self, "_D", None)
-        return D is not None and D.shape[0] == self.size
+    def _use_dense(self):
+        """Whether products go through the dense copy (BLAS): ΔF dense enough and not too wide. Decided by the
+        data alone, so every program on the same cuts computes the same numbers."""
+        F = self.dF()
+        return F.shape[1] <= self.DENSE_MAX_DIM and F.nnz > self.DENSE_MIN_DENSITY * F.shape[0] * F.shape[1]
 
     def dot(self, w):
         """ΔF w, shape (r,): every cut's margin at w."""
-        if self._dense_ready():
-            return self._D @ w
+        if self._use_dense():
+            return self._dense() @ w
         return self.dF() @ w
 
     def tdot(self, alpha):
         """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
         working set's non-zeros every round on NER)."""
-        if self._dense_ready():
-            return alpha @ self._D
+        if self._use_dense():
+            return alpha @ self._dense()
         return self.dF().T @ alpha
     def gram_rows(self, positions):
         """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
         F = self.dF()
-        if F.shape[1] <= self.DENSE_MAX_DIM and F.nnz > self.DENSE_MIN_DENSITY * F.shape[0] * F.shape[1]:
+        if self._use_dense():
             D = self._dense()
             return D[positions] @ D.T
         # F @ (F[positions])ᵀ walks F's rows once; F[positions] @ Fᵀ would transpose the whole working set every
