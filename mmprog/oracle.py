@@ -196,8 +196,10 @@ class Oracle:
             # scatter once: the data stay on the workers between rounds; only w travels
             self._scattered = self._client.scatter([self.fmap, self.prepared], broadcast=True)
         fm, pr = self._scattered
-        w_f = self._client.scatter(w, broadcast=True)
-        futures = self._client.map(dask_fn, [fm] * len(chunks), [pr] * len(chunks), [w_f] * len(chunks), chunks,
+        # a small w goes inside the tasks: scattering it first is one more scheduler round trip a round (OCR: 40 →
+        # 31 s for 297 rounds); a large one (NER: 53 million floats) is scattered once instead of sent per task
+        w_arg = self._client.scatter(w, broadcast=True) if w.nbytes > (1 << 20) else w
+        futures = self._client.map(dask_fn, [fm] * len(chunks), [pr] * len(chunks), [w_arg] * len(chunks), chunks,
                                    pure=False)
         return self._client.gather(futures)
 
