@@ -84,7 +84,7 @@ def sum_chunk(fmap, prepared, w, idx):
     return sp.csr_matrix(cuts.dF.sum(axis=0)), float(cuts.dl.sum()), hinge
 
 
-def _init_worker(fmap, prepared):
+def _init_worker(fmap, prepared, w_name=None, dim=0):
     # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -95,14 +95,21 @@ def _init_worker(fmap, prepared):
         pass
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
+    if w_name is not None:
+        _WORKER["w"] = np.memmap(w_name, dtype=np.float64, mode="r", shape=(dim,))
+
+
+def _worker_w(w):
+    """The round's w: the argument, or (None) the parent's shared-memory copy, read-only for the round."""
+    return _WORKER["w"] if w is None else w
 
 
 def _worker_chunk(w, idx):
-    return separate_chunk(_WORKER["fmap"], _WORKER["prepared"], w, idx)
+    return separate_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
 
 
 def _worker_sum(w, idx):
-    return sum_chunk(_WORKER["fmap"], _WORKER["prepared"], w, idx)
+    return sum_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
 
 
 def _dask_chunk(fmap, prepared, w, idx):
@@ -149,6 +156,7 @@ class Oracle:
         self.n_jobs = n_jobs or os.cpu_count() or 1
         self.chunk_size = chunk_size
         self._pool = None
+        self._w_shm = self._w_shared = None
         self._client = None
         self._scattered = None
         self._cluster = None
@@ -189,8 +197,11 @@ class Oracle:
         order."""
         if self.backend == "process":
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.n_jobs, initializer=_init_worker,
-                                                 initargs=(self.fmap, self.prepared))
+                self._start_pool(len(w))
+            if self._w_shared is not None:
+                # rounds are sequential: the workers read this copy of w until their results are back
+                self._w_shared[:] = w
+                w = None
             return list(self._pool.map(worker_fn, [w] * len(chunks), chunks))
         if self._scattered is None:
             # scatter once: the data stay on the workers between rounds; only w travels
@@ -202,6 +213,24 @@ class Oracle:
         futures = self._client.map(dask_fn, [fm] * len(chunks), [pr] * len(chunks), [w_arg] * len(chunks), chunks,
                                    pure=False)
         return self._client.gather(futures)
+
+    #: above this size w is handed to the pool's workers through shared memory instead of pickled into every task:
+    #: on CoNLL-2002 NER w is 53 million floats (424 MB), and pickling it to two workers each round made the pool
+    #: slower than the serial oracle
+    SHARED_W_BYTES = 1 << 20
+
+    def _start_pool(self, dim):
+        self._w_shm = self._w_shared = None
+        if dim * 8 > self.SHARED_W_BYTES:
+            import tempfile
+            # a file in RAM (/dev/shm) mapped by the parent and every worker; multiprocessing's SharedMemory would
+            # have each worker's resource tracker claim the block on Python < 3.13
+            folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
+            fd, self._w_shm = tempfile.mkstemp(prefix="mmprog_w_", suffix=".f64", dir=folder)
+            os.close(fd)
+            self._w_shared = np.memmap(self._w_shm, dtype=np.float64, mode="w+", shape=(dim,))
+        self._pool = ProcessPoolExecutor(self.n_jobs, initializer=_init_worker,
+                                         initargs=(self.fmap, self.prepared, self._w_shm, dim))
 
     def separate_one_slack(self, w):
         """The single 1-slack cut (1/n)Σᵢ Δfᵢ(ŷᵢ), (1/n)Σᵢ Δℓᵢ(ŷᵢ) and the hinge losses of every example.
@@ -237,6 +266,13 @@ class Oracle:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if getattr(self, "_w_shm", None) is not None:
+            self._w_shared = None
+            try:
+                os.unlink(self._w_shm)
+            except OSError:
+                pass
+            self._w_shm = None
         if self._own_client and self._client is not None:
             self._client.close()
             self._client = None

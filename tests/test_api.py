@@ -163,10 +163,11 @@ def test_process_pool_oracle_matches_serial():
     assert abs(a.dF - b.dF).max() < 1e-12
 
 
-@pytest.mark.parametrize("chunk_size", [None, 7])
-def test_process_pool_one_slack_sums_equal_serial(chunk_size):
+@pytest.mark.parametrize("chunk_size,shared_w", [(None, False), (7, False), (None, True)])
+def test_process_pool_one_slack_sums_equal_serial(chunk_size, shared_w):
     """Workers return only their examples' sums (ΔF, Δℓ) and hinges; the 1-slack cut is the serial one, for the
-    chain map's direct sum and for the generic per-example path (start/stop features)."""
+    chain map's direct sum and for the generic per-example path (start/stop features); w pickled into the tasks or
+    (as for large w) read from the parent's shared copy, over several rounds."""
     from mmprog.features import ChainFeatureMap
     from mmprog.oracle import Oracle
     ds = tiny(seed=9, n=40)
@@ -175,12 +176,20 @@ def test_process_pool_one_slack_sums_equal_serial(chunk_size):
         w = np.random.default_rng(0).normal(size=fmap.dim)
         a, ha = Oracle(fmap, prep).separate_one_slack(w)
         orc = Oracle(fmap, prep, backend="process", n_jobs=2, chunk_size=chunk_size)
+        if shared_w:
+            orc.SHARED_W_BYTES = 0
         try:
-            b, hb = orc.separate_one_slack(w)
+            for k in range(3):
+                w_k = w * (k + 1)
+                a, ha = Oracle(fmap, prep).separate_one_slack(w_k)
+                b, hb = orc.separate_one_slack(w_k)
+                assert np.allclose(ha, hb) and b.dl == pytest.approx(a.dl)
+                assert abs(a.dF - b.dF).max() < 1e-12
+            assert (orc._w_shm is not None) == shared_w
+            shared_file = orc._w_shm
         finally:
             orc.close()
-        assert np.allclose(ha, hb) and b.dl == pytest.approx(a.dl)
-        assert abs(a.dF - b.dF).max() < 1e-12
+        assert shared_file is None or not os.path.exists(shared_file)
 
 
 def test_dask_oracle_on_local_cluster():
