@@ -52,18 +52,10 @@ class GramDualDAQP:
         return qp
 
     def sync(self, model):
+        from ._highs_native import grown_gram
         r = model.ws.size
-        if getattr(model, "_gram_stale", False):
-            self.G = self.gram_rows(model, list(range(r)))
-            model._gram_stale = False
-        elif r > self.n_cols:
-            new = list(range(self.n_cols, r))
-            rows = self.gram_rows(model, new)
-            G = np.zeros((r, r))
-            G[: self.n_cols, : self.n_cols] = self.G
-            G[new, :] = rows
-            G[:, new] = rows.T
-            self.G = G
+        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
+        model._gram_stale = False
         alpha = np.zeros(r)
         alpha[: len(self.alpha)] = self.alpha[:r]
         self.alpha = alpha
