@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import tempfile
-import zipfile
 
 import numpy as np
 import scipy.sparse as sp
@@ -135,32 +134,52 @@ def load(path):
     target = path_of(path)
     if not os.path.exists(target):
         raise ModelFileError(f"{target}: no such checkpoint file")
-    try:
-        with np.load(target, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
-        raise ModelFileError(f"{target}: not a readable checkpoint ({type(e).__name__}: {_one_line(e)})") from None
+    from .datasets.reading import read_npz
+    arrays = read_npz(target, target, error=ModelFileError)
     for k in ("meta", "w", "xi", "example", "dl", "dF_data", "dF_indices", "dF_indptr"):
         if k not in arrays:
             raise ModelFileError(f"{target}: missing array {k!r}")
+    if arrays["meta"].dtype.kind != "U" or arrays["meta"].shape != ():
+        raise ModelFileError(f"{target}: array 'meta' is not one JSON string")
     try:
         meta = json.loads(str(arrays["meta"]))
-    except json.JSONDecodeError as e:
-        raise ModelFileError(f"{target}: array 'meta': not valid JSON ({e.msg})") from None
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ModelFileError(f"{target}: array 'meta': not valid JSON ({_one_line(e)})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{target}: field 'format' is not {FORMAT!r}")
     version = meta.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION or version < 1:
-        raise ModelFileError(f"{target}: field 'format_version' is {version!r}, this mmprog reads 1 to "
+    if type(version) is not int or version > FORMAT_VERSION or version < 1:
+        raise ModelFileError(f"{target}: field 'format_version' is {_short(version)}, this mmprog reads 1 to "
                              f"{FORMAT_VERSION}")
-    for key in ("program", "params", "slack", "iteration", "dim", "n_slacks", "feature_map", "history"):
+    for key, kind in (("program", str), ("params", dict), ("slack", str), ("iteration", int), ("dim", int),
+                      ("n_slacks", int), ("feature_map", str), ("history", list), ("upper_bound", (int, float)),
+                      ("elapsed", (int, float))):
         if key not in meta:
             raise ModelFileError(f"{target}: missing field {key!r}")
+        if not isinstance(meta[key], kind) or isinstance(meta[key], bool):
+            raise ModelFileError(f"{target}: field {key!r} is {_short(meta[key])}, not a {_kind_name(kind)}")
+    if meta["slack"] not in ("n", "one") or meta["dim"] < 1 or meta["n_slacks"] < 1 or meta["iteration"] < 0:
+        raise ModelFileError(f"{target}: fields 'slack', 'dim', 'n_slacks', 'iteration' are {meta['slack']!r}, "
+                             f"{meta['dim']}, {meta['n_slacks']}, {meta['iteration']}: out of range")
+    from dataclasses import fields
+    from .cutting_plane import IterationRecord
+    names = {f.name for f in fields(IterationRecord)}
+    if not all(isinstance(h, dict) and set(h) == names and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                               for v in h.values()) for h in meta["history"]):
+        raise ModelFileError(f"{target}: field 'history' is not a list of round records (numbers named "
+                             f"{', '.join(sorted(names))})")
+    for name in ("w", "xi", "dl", "dF_data", "example", "dF_indices", "dF_indptr"):
+        a = arrays[name]
+        if a.ndim != 1 or a.dtype.kind not in ("iu" if name in ("example", "dF_indices", "dF_indptr") else "f"):
+            raise ModelFileError(f"{target}: array {name!r} is {a.dtype} of shape {a.shape}, expected a 1-d "
+                                 f"{'integer' if name in ('example', 'dF_indices', 'dF_indptr') else 'float'} array")
     m, dim = len(arrays["dl"]), int(meta["dim"])
     try:
+        if len(arrays["dF_indptr"]) != m + 1:
+            raise ValueError(f"indptr has {len(arrays['dF_indptr'])} entries for {m} rows")
         dF = sp.csr_matrix((arrays["dF_data"], arrays["dF_indices"], arrays["dF_indptr"]), shape=(m, dim))
         dF.check_format(full_check=True)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         raise ModelFileError(f"{target}: arrays 'dF_*' do not form a ({m}, {dim}) sparse matrix ({_one_line(e)})") \
             from None
     w, xi = arrays["w"], arrays["xi"]
@@ -179,3 +198,11 @@ def load(path):
 
 def _one_line(e):
     return " ".join(str(e).split())[:200]
+
+
+def _short(value):
+    return repr(value)[:60]
+
+
+def _kind_name(kind):
+    return " or ".join(k.__name__ for k in kind) if isinstance(kind, tuple) else kind.__name__

@@ -117,34 +117,118 @@ class Predictor:
 
 
 def load(path):
-    """Read a model written by :meth:`Predictor.save` (``path`` with or without ``.json``)."""
-    from .features import rebuild
+    """Read a model written by :meth:`Predictor.save` (``path`` with or without ``.json``).
+
+    Nothing in the two files is trusted: every field and array is checked for type, shape and range before it is
+    used (the .npz is read without pickle), so a damaged or mismatched pair gives one :class:`ModelFileError`.
+
+    Raises
+    ------
+    ModelFileError
+        One line naming the file (``.json`` or ``.npz``) and the field or array at fault.
+    """
+    from .datasets.reading import read_npz
     base = _base(path)
     jpath, npath = base + ".json", base + ".npz"
     for p in (jpath, npath):
-        if not os.path.exists(p):
+        if not os.path.isfile(p):
             raise ModelFileError(f"{p}: no such file; a saved model is a .json and a .npz with the same stem")
-    try:
-        with open(jpath) as f:
-            doc = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ModelFileError(f"{jpath}: line {e.lineno}: not valid JSON ({e.msg})") from None
-    if doc.get("format") != FORMAT:
-        raise ModelFileError(f"{jpath}: field 'format' is {doc.get('format')!r}, expected {FORMAT!r}")
-    if doc.get("format_version", 0) > FORMAT_VERSION:
-        raise ModelFileError(f"{jpath}: field 'format_version' is {doc['format_version']}, this mmprog reads up "
-                             f"to {FORMAT_VERSION}; upgrade mmprog")
-    for key in ("program", "feature_map"):
-        if key not in doc:
-            raise ModelFileError(f"{jpath}: missing field {key!r}")
-    with np.load(npath, allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
+    doc = _read_model_json(jpath)
+    arrays = read_npz(npath, npath, ModelFileError)
     if "w" not in arrays:
-        raise ModelFileError(f"{npath}: missing array 'w'")
-    fmap = rebuild(doc["feature_map"], {k[6:]: v for k, v in arrays.items() if k.startswith("fmap__")})
-    if arrays["w"].shape != (fmap.dim,):
-        raise ModelFileError(f"{npath}: array 'w' has shape {arrays['w'].shape}, the feature map needs ({fmap.dim},)")
-    return Predictor(fmap, arrays["w"], doc["program"], doc.get("params"), doc.get("label_names"), doc.get("meta"))
+        raise ModelFileError(f"{npath}: missing array 'w' (has {sorted(arrays)})")
+    w = arrays["w"]
+    if w.ndim != 1 or w.dtype.kind not in "iuf":
+        raise ModelFileError(f"{npath}: array 'w' has dtype {w.dtype} and shape {w.shape}; expected a 1-d array of "
+                             f"real numbers")
+    w = w.astype(np.float64)
+    if not np.isfinite(w).all():
+        raise ModelFileError(f"{npath}: array 'w' holds {int((~np.isfinite(w)).sum())} non-finite values (NaN or "
+                             f"inf); a trained model's weights are finite")
+    fmap = _rebuild_feature_map(doc["feature_map"], arrays, w.size, jpath, npath)
+    if w.shape != (fmap.dim,):
+        raise ModelFileError(f"{npath}: array 'w' has shape {w.shape}, the feature map needs ({fmap.dim},)")
+    names = doc.get("label_names")
+    n_labels = getattr(fmap, "n_labels", None)
+    if names is not None and n_labels is None:   # trees predict heads; a name list would be read as labels
+        raise ModelFileError(f"{jpath}: field 'label_names' is given but a {fmap.kind!r} model predicts heads, not "
+                             f"labels; it must be null")
+    if names is not None and len(names) != n_labels:
+        raise ModelFileError(f"{jpath}: field 'label_names' has {len(names)} names but the feature map has "
+                             f"{n_labels} labels")
+    return Predictor(fmap, w, doc["program"], doc.get("params"), names, doc.get("meta"))
+
+
+#: top-level fields of a model's JSON: name -> (accepted types, description, required)
+_MODEL_FIELDS = {
+    "format": (str, "a string", True),
+    "format_version": (int, "an integer", True),
+    "program": (str, "a program name", True),
+    "feature_map": (dict, "an object", True),
+    "params": ((dict, type(None)), "an object", False),
+    "label_names": ((list, type(None)), "a list of strings", False),
+    "meta": ((dict, type(None)), "an object", False),
+}
+
+
+def _read_model_json(jpath):
+    """The JSON document of a saved model, its top-level fields checked (:data:`_MODEL_FIELDS`)."""
+    from .datasets.reading import one_line
+    try:
+        with open(jpath, "rb") as f:
+            text = f.read().decode("utf-8")
+        doc = json.loads(text)
+    except UnicodeDecodeError as e:
+        raise ModelFileError(f"{jpath}: not UTF-8 text (byte {e.start}: {e.reason}); a saved model is JSON") from None
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{jpath}: line {e.lineno}: not valid JSON ({e.msg}, column {e.colno})") from None
+    except (ValueError, RecursionError) as e:  # a number of > 4,300 digits; nesting deeper than Python recurses
+        raise ModelFileError(f"{jpath}: not readable JSON ({type(e).__name__}: {one_line(e)[:200]})") from None
+    if not isinstance(doc, dict):
+        raise ModelFileError(f"{jpath}: the document is a JSON {type(doc).__name__}, expected an object with "
+                             f"fields format, format_version, program, feature_map, ...")
+    if doc.get("format") != FORMAT:
+        raise ModelFileError(f"{jpath}: field 'format' is {_short(doc.get('format'))}, expected {FORMAT!r}")
+    for key, (types, what, required) in _MODEL_FIELDS.items():
+        if key not in doc:
+            if required:
+                raise ModelFileError(f"{jpath}: missing field {key!r}")
+            continue
+        v = doc[key]
+        if not isinstance(v, types) or isinstance(v, bool):
+            raise ModelFileError(f"{jpath}: field {key!r} is {_short(v)}, expected {what}")
+    version = doc["format_version"]
+    if not 1 <= version <= FORMAT_VERSION:
+        hint = "upgrade mmprog" if version > FORMAT_VERSION else "versions start at 1"
+        raise ModelFileError(f"{jpath}: field 'format_version' is {_short(version)}, this mmprog reads 1 to "
+                             f"{FORMAT_VERSION}; {hint}")
+    names = doc.get("label_names")
+    if names is not None and not all(isinstance(s, str) for s in names):
+        raise ModelFileError(f"{jpath}: field 'label_names' must be a list of strings; got {_short(names)}")
+    return doc
+
+
+def _rebuild_feature_map(desc, arrays, n_weights, jpath, npath):
+    """:func:`mmprog.features.rebuild` of the saved description and ``fmap__`` arrays; any refusal becomes a
+    ModelFileError naming both files."""
+    from .datasets.reading import one_line
+    from .exceptions import MMProgError
+    from .features import rebuild
+    where = f"{jpath}: field 'feature_map' (with the arrays of {os.path.basename(npath)})"
+    state = {k[6:]: v for k, v in arrays.items() if k.startswith("fmap__")}
+    try:
+        return rebuild(desc, state, n_weights=n_weights)
+    except MMProgError as e:
+        raise ModelFileError(f"{where}: {one_line(e)}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as e:
+        # the feature maps' constructors meeting a value of the wrong kind that the checks above let through
+        raise ModelFileError(f"{where}: cannot be rebuilt ({type(e).__name__}: {one_line(e)[:200]})") from None
+
+
+def _short(value, limit=60):
+    """``repr(value)`` cut to ``limit`` characters (error messages quote what the file holds)."""
+    r = repr(value)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 class Result(Predictor):

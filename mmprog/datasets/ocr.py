@@ -13,7 +13,8 @@ import numpy as np
 
 from ..exceptions import DataError
 from .base import SequenceDataset
-from .reading import GZIP_MAGIC, ZIP_MAGIC, as_path, fail, iter_lines, magic, read_bytes
+from .reading import (GZIP_MAGIC, ZIP_MAGIC, as_path, check_int_field, fail, integer_array, iter_lines, magic,
+                      read_bytes, read_npz)
 
 __all__ = ["load_ocr", "OCR_LABELS", "OCR_PIXEL_NAMES"]
 
@@ -62,24 +63,26 @@ def load_ocr(path, name="ocr") -> SequenceDataset:
 
 
 def _from_npz(source, path, name):
-    try:
-        z = np.load(source, allow_pickle=False)
-        arrays = {k: z[k] for k in z.files}
-    except ValueError as exc:
-        raise DataError(f"{path}: cannot read the .npz without pickle ({exc})") from None
-    except Exception as exc:  # zipfile.BadZipFile and friends
-        raise DataError(f"{path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    arrays = read_npz(source, path)
     for key in ("pixels", "labels", "word_start", "word_fold"):
         if key not in arrays:
             raise DataError(f"{path}: array {key!r} missing (has {sorted(arrays)}); expected pixels, labels, "
                             f"word_start, word_fold")
-    pixels, labels = arrays["pixels"], arrays["labels"]
-    starts, folds = arrays["word_start"].astype(np.int64), arrays["word_fold"]
+    pixels = arrays["pixels"]
+    if pixels.dtype.kind not in "iubf":
+        raise DataError(f"{path}: array 'pixels' has dtype {pixels.dtype}; expected numbers 0/1")
+    labels = integer_array(arrays["labels"], path, "labels")
+    starts = integer_array(arrays["word_start"], path, "word_start")
+    folds = integer_array(arrays["word_fold"], path, "word_fold")
     if pixels.ndim != 2 or pixels.shape[1] != 128:
         raise DataError(f"{path}: array 'pixels' has shape {pixels.shape}; expected (letters, 128)")
     N = pixels.shape[0]
     if labels.shape != (N,):
         raise DataError(f"{path}: array 'labels' has shape {labels.shape}; expected ({N},) like 'pixels'")
+    bad = (labels < 0) | (labels >= 26)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{path}: array 'labels' entry {k} is {labels[k]}; letters are 0-25 (a-z)")
     if starts.ndim != 1 or starts.size < 2 or starts[0] != 0 or starts[-1] != N or (np.diff(starts) <= 0).any():
         raise DataError(f"{path}: array 'word_start' must be strictly increasing offsets from 0 to {N} (letters)")
     W = starts.size - 1
@@ -122,6 +125,8 @@ def _from_tsv(path, name):
         except ValueError:
             raise fail(path, k, f"next_id/word_id/fold must be integers; got {parts[2]!r}, {parts[3]!r}, "
                                 f"{parts[5]!r}") from None
+        for what, v in (("next_id", next_id), ("word_id", word_id), ("fold", fold)):
+            check_int_field(path, k, v, what)
         px = parts[6:]
         if not pix_ok.issuperset(px):
             bad = next(j for j, v in enumerate(px) if v not in pix_ok)

@@ -1,6 +1,11 @@
 """Reading text and binary data files for the loaders: gzip detected by its magic bytes, one decoded line at a time
-with its 1-based line number, UTF-8 byte-order mark and CRLF line ends removed, and one-line errors that name the
-file and the line.
+with its 1-based line number, UTF-8 byte-order mark and CRLF line ends removed, ``.npz`` archives read without
+pickle, and one-line errors that name the file and the line (or array).
+
+Every way a file can be damaged — a gzip stream cut short or corrupted, bytes that are not in the encoding, a zip
+archive without its directory, an array that needs pickle — is turned into one :class:`DataError` here, once, so
+that the loaders (and :func:`mmprog.load`, which reads its ``.npz`` with :func:`read_npz`) never let a ``zlib`` or
+``zipfile`` exception through as a traceback.
 
 Loaders only read; nothing here writes. :func:`atomic_write_text` is the one writer (used by
 :func:`mmprog.datasets.tsv.write_tsv`): it writes a temporary file beside the target and renames it into place, so
@@ -8,11 +13,16 @@ a failure never leaves a half-written file.
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
+
+import numpy as np
 
 from ..exceptions import DataError
 
@@ -49,8 +59,13 @@ def read_bytes(path) -> bytes:
     try:
         with open_binary(path) as fh:
             return fh.read()
-    except (OSError, EOFError) as exc:  # truncated or corrupt gzip stream
-        raise DataError(f"{path}: cannot read the file ({exc}); is the gzip file complete?") from None
+    except (OSError, EOFError, zlib.error) as exc:  # gzip stream cut short (EOFError) or damaged (zlib, BadGzip)
+        raise DataError(f"{path}: cannot read the file ({one_line(exc)}); is the gzip file complete?") from None
+
+
+def one_line(exc) -> str:
+    """``exc`` as one line of text (some library messages span lines)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def iter_lines(path, encoding="utf-8"):
@@ -75,6 +90,12 @@ def iter_lines(path, encoding="utf-8"):
     DataError
         If a line cannot be decoded; the message names the file and the line.
     """
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        from ..exceptions import ParameterError
+        raise ParameterError(f"encoding must be a codec name Python knows (utf-8, latin-1, ...); got {encoding!r}"
+                             ) from None
     data = read_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -122,6 +143,79 @@ def blocks(path, encoding="utf-8", comment=None):
         current.append((k, text))
     if current:
         yield current
+
+
+def read_npz(source, path, error=DataError) -> dict:
+    """Every array of an ``.npz`` archive, read with ``allow_pickle=False``.
+
+    Parameters
+    ----------
+    source : str, Path or file-like
+        The archive (a file-like object for the content of a gzipped file).
+    path : str or Path
+        The file named in errors.
+    error : type
+        Exception class raised (:class:`DataError` for data, :class:`~mmprog.exceptions.ModelFileError` for
+        models).
+
+    Returns
+    -------
+    dict of str -> ndarray
+
+    Raises
+    ------
+    error
+        One line naming ``path`` (and the array, when one member is bad): not a zip archive, cut short, a member
+        that is not a ``.npy`` array, or an object array (which only pickle could read; never unpickled).
+    """
+    arrays = {}
+    try:
+        z = np.load(source, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):   # np.load also reads a lone .npy array
+            raise error(f"{path}: a single .npy array, not an .npz archive of named arrays")
+        with z:
+            for key in z.files:
+                try:
+                    arrays[key] = z[key]
+                except ValueError as exc:
+                    if "pickle" in str(exc):
+                        raise error(f"{path}: array {key!r} holds Python objects, which only pickle could read; "
+                                    f"mmprog never unpickles") from None
+                    raise error(f"{path}: array {key!r} is not a readable .npy array ({one_line(exc)})") from None
+    except error:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error, ValueError, KeyError,
+            NotImplementedError) as exc:
+        # np.load of a damaged archive: BadZipFile (no central directory), EOFError/zlib.error (member cut or
+        # corrupt), ValueError (a member's .npy header), NotImplementedError (a compression zipfile lacks)
+        raise error(f"{path}: not a readable .npz archive ({type(exc).__name__}: {one_line(exc)}); is the file "
+                    f"complete?") from None
+    return arrays
+
+
+def integer_array(a, path, name, error=DataError) -> np.ndarray:
+    """``a`` as int64 if it holds integers (signed, unsigned or bool dtype, every value within int64).
+
+    Float arrays are refused even when whole, so that a NaN, an infinity or 1.5 never turns silently into some
+    integer.
+    """
+    if a.dtype.kind not in "iub":
+        raise error(f"{path}: array {name!r} has dtype {a.dtype}; expected integers")
+    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        raise error(f"{path}: array {name!r} holds {a.max()}, beyond the int64 range")
+    return a.astype(np.int64)
+
+
+#: bound on the integers a text loader accepts in id, head and fold fields: far beyond any real file, and well inside
+#: int64 so that the arrays they go into cannot overflow
+INT_FIELD_BOUND = 2 ** 31
+
+
+def check_int_field(path, line, value, what) -> int:
+    """``value`` if ``|value| < INT_FIELD_BOUND``, else a :class:`DataError` at ``path:line`` naming ``what``."""
+    if abs(value) >= INT_FIELD_BOUND:
+        raise fail(path, line, f"{what} {value} is out of range (|{what}| < 2**31)")
+    return value
 
 
 def fail(path, line, problem) -> DataError:

@@ -17,7 +17,7 @@ import numpy as np
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
 from .base import TreeDataset, _check_tree
-from .reading import as_path, blocks, fail
+from .reading import as_path, blocks, check_int_field, fail
 
 __all__ = ["load_conllu", "load_conllx", "load_malt_tab"]
 
@@ -86,8 +86,9 @@ def load_malt_tab(path, name=None, encoding="utf-8") -> TreeDataset:
                 raise fail(p, k, f"{len(f)} fields but the sentence's first line has {width}")
             try:
                 h = int(f[2])
-            except ValueError:
+            except ValueError:  # also a number too long to convert (Python's 4,300-digit limit)
                 raise fail(p, k, f"head {f[2]!r} is not an integer (0 = root, else the 1-based head token)") from None
+            check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
             forms.append(f[0])
             tags.append(f[1])
             hs.append(h)
@@ -124,7 +125,7 @@ def _read_10col(path, dialect, name, encoding):
                                  f"{'DEPS MISC' if dialect == 'conllu' else 'PHEAD PDEPREL'})")
             try:
                 tid = parse_id_value(f[0])
-            except ParseException:
+            except (ParseException, ValueError):  # ValueError: more digits than Python converts
                 tid = "bad"
             if isinstance(tid, tuple):
                 if dialect == "conllx":
@@ -138,10 +139,11 @@ def _read_10col(path, dialect, name, encoding):
                                  f"each sentence, a blank line between sentences)")
             try:
                 h = parse_int_value(f[6])
-            except ParseException:
+            except (ParseException, ValueError):
                 h = None
             if h is None:
                 raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)")
+            check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
             form.append(f[1])
             lemma.append(f[2])
             cpos.append(f[3])

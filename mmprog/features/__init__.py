@@ -28,9 +28,28 @@ def feature_map_for(dataset, **kwargs):
     raise TypeError(f"no default feature map for {type(dataset).__name__}; pass feature_map=")
 
 
-def rebuild(desc, arrays):
-    """Rebuild a feature map from :meth:`describe`-style JSON and its arrays (for :func:`mmprog.load`)."""
+def rebuild(desc, arrays, n_weights=None):
+    """Rebuild a feature map from :meth:`describe`-style JSON and its arrays (for :func:`mmprog.load`).
+
+    Parameters
+    ----------
+    desc : dict
+        The saved description (read from a file: checked before use).
+    arrays : dict of str -> ndarray
+        The saved state arrays.
+    n_weights : int, optional
+        Length of the saved w. Sizes in ``desc`` that would need more weights are refused before anything of that
+        size is allocated (a damaged file must not exhaust memory).
+
+    Raises
+    ------
+    ModelFileError
+        Naming the field or array that does not fit (without the file, which the caller adds).
+    """
+    from ..exceptions import ModelFileError
     kind = desc.get("kind")
+    if kind in ("chain", "hierarchy"):
+        _check_chain_layout(desc, arrays, n_weights)
     if kind == "chain":
         return ChainFeatureMap.from_description(desc, arrays)
     if kind == "arcs":
@@ -39,8 +58,33 @@ def rebuild(desc, arrays):
     if kind == "hierarchy":
         from .hierarchy import HierarchyFeatureMap
         return HierarchyFeatureMap.from_description(desc, arrays)
-    from ..exceptions import ModelFileError
     raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs, hierarchy")
+
+
+def _check_chain_layout(desc, arrays, n_weights):
+    """The saved sizes of a chain or hierarchy map: d = ``n_features`` and K = ``n_labels`` non-negative ints whose
+    state and transition blocks (d·K + K² weights) fit in ``n_weights``, ``input_groups`` one group id in [0, d)
+    per input feature, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
+    from ..exceptions import ModelFileError
+    for key in ("n_features", "n_labels"):
+        v = desc.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ModelFileError(f"field 'feature_map.{key}' is {v!r}; expected an int >= 0")
+    d, K = desc["n_features"], desc["n_labels"]
+    if n_weights is not None and d * K + K * K > n_weights:
+        raise ModelFileError(f"'feature_map' says n_features={d}, n_labels={K}: at least {d * K + K * K} weights, "
+                             f"but w has {n_weights}")
+    g = arrays.get("input_groups")
+    if g is not None:
+        if g.dtype.kind not in "iu" or g.shape != (d,):
+            raise ModelFileError(f"array 'fmap__input_groups' has dtype {g.dtype} and shape {g.shape}; expected "
+                                 f"({d},) ints")
+        if g.size and (g.min() < 0 or g.max() >= d):
+            raise ModelFileError(f"array 'fmap__input_groups' holds group ids outside [0, {d})")
+    for key in ("prior_node", "prior_root", "prior_edge"):   # hierarchy maps: log-potentials, real numbers
+        a = arrays.get(key)
+        if a is not None and a.dtype.kind not in "iuf":
+            raise ModelFileError(f"array 'fmap__{key}' has dtype {a.dtype}; expected real numbers")
 
 
 __all__ = ["JointFeatureMap", "Prepared", "ChainFeatureMap", "TemplateExtractor", "PRESETS", "ArcFeatureMap",

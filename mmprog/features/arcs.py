@@ -257,16 +257,14 @@ class ArcFeatureMap:
         side = "between" if t.between else "arcs"
         key = None
         bad = None
-        bound = 1
         for who, f, off in t.atoms:
             a = ctx.atom(side, who, f, off)
             r = self._radix[f]
-            bound *= r
             key = np.maximum(a, 0) if key is None else key * r + np.maximum(a, 0)
             bad = (a < 0) if bad is None else bad | (a < 0)
         if t.dd:
             key = key * _N_DD + ctx.dd(side)
-            bound *= _N_DD
+        bound = self._key_bound(t)
         if bound >= _KEY_LIMIT:
             raise ParameterError(f"arc template {t.spec!r} combines too many large vocabularies for 63-bit keys "
                                  f"(bound {bound}); split it into smaller templates")
@@ -274,6 +272,14 @@ class ArcFeatureMap:
         if bad.any():
             key[bad] = -1
         return key
+
+    def _key_bound(self, t):
+        """Keys of template t lie in [0, bound): the product of its atoms' vocabulary sizes (times the distance
+        codes)."""
+        bound = 1
+        for _, f, _ in t.atoms:
+            bound *= self._radix[f]
+        return bound * _N_DD if t.dd else bound
 
     @staticmethod
     def _all_arcs(lengths, base, sent_ids):
@@ -637,10 +643,22 @@ class ArcFeatureMap:
                     d[str(v)] = len(d)
                 fm._vocab[f] = d
             fm._radix = {f: len(fm._vocab[f]) for f in fm.fields}
-            fm._keys_of = [np.asarray(arrays[f"keys_{j}"], dtype=np.int64) for j in range(len(fm._parsed))]
-            fm._counts_of = [np.asarray(arrays[f"counts_{j}"], dtype=np.int64) for j in range(len(fm._parsed))]
+            state = [(np.asarray(arrays[f"keys_{j}"]), np.asarray(arrays[f"counts_{j}"]))
+                     for j in range(len(fm._parsed))]
         except KeyError as e:
             raise ModelFileError(f"arc feature map state lacks field {e.args[0]!r}; save it with to_state()") from None
+        for j, (t, (keys, counts)) in enumerate(zip(fm._parsed, state)):
+            # _lookup indexes a table by key and binary-searches the sorted keys: both need this exact layout
+            bound = fm._key_bound(t)
+            if keys.dtype.kind not in "iu" or keys.ndim != 1 or (keys.size and (
+                    keys.min() < 0 or keys.max() >= bound or (np.diff(keys) <= 0).any())):
+                raise ModelFileError(f"array 'fmap__keys_{j}' (template {t.spec!r}) must be strictly increasing "
+                                     f"integer keys in [0, {bound}); got dtype {keys.dtype}, shape {keys.shape}")
+            if counts.dtype.kind not in "iu" or counts.shape != keys.shape:
+                raise ModelFileError(f"array 'fmap__counts_{j}' must be integer counts of shape {keys.shape} like "
+                                     f"'fmap__keys_{j}'; got dtype {counts.dtype}, shape {counts.shape}")
+        fm._keys_of = [keys.astype(np.int64) for keys, _ in state]
+        fm._counts_of = [counts.astype(np.int64) for _, counts in state]
         fm._finish()
         if "dim" in desc and fm.dim != desc["dim"]:
             raise ModelFileError(f"arc feature map state: dictionary has {fm.dim} features but 'dim' says "
