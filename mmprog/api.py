@@ -23,7 +23,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     C : float, optional
         Slack weight on the n-slack scale: the objective is Ω(w) + C Σᵢ ξᵢ in both slack forms (default 1.0).
     solver : str, optional
-        Registered solver name; default: :func:`mmprog.solvers.default_solver` of the program's class.
+        Registered solver name; default: the program's ``preferred_solver(dim)`` when it has one (``m3n``'s Gram
+        dual master: ``daqp`` where installed), else :func:`mmprog.solvers.default_solver` of the program's class.
     slack : {"n", "one"}, optional
         Default: the program's own (``default_slack``: "one" for the 1-slack methods mtl and pblock, else "n").
     eps : float
@@ -87,7 +88,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
     fmap = feature_map if feature_map is not None else feature_map_for(dataset)
-    solver_name = solver or solver_registry.default_solver(prog.problem_class)
+    # a program may prefer a back end for the master it builds at this size (m3n's Gram dual: daqp)
+    preferred = getattr(prog, "preferred_solver", None)
+    solver_name = solver or (preferred(fmap.dim) if preferred else None) \
+        or solver_registry.default_solver(prog.problem_class)
     slv = solver_registry.get_solver(solver_name)
     slv.require(prog.problem_class)
     prepared = fmap.prepare(dataset)

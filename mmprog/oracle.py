@@ -8,8 +8,17 @@ Backends differ only in where the batches run:
 
 * ``"serial"``: in-process, one batched call;
 * ``"process"``: a process pool across cores, the feature map and data sent once per worker;
-* ``"dask"``: a ``dask.distributed`` Client (or scheduler address); the data are scattered once to every worker
-  and each round sends only w, in chunks of many examples.
+* ``"dask"``: a ``dask.distributed`` Client (or scheduler address), or without one a ``LocalCluster`` of
+  ``n_jobs`` single-threaded worker processes started here (and closed with the oracle); the data are scattered once
+  to every worker and each round sends only w, in chunks of many examples.
+
+In the 1-slack form a worker returns only what the round needs: the sum of its examples' ΔF (sparse), of their Δℓ,
+and their hinge losses — not one ΔF row and labeling per example, whose transfer and merge made the process pool
+5× slower than the serial oracle on OCR (33.0 against 6.2 s). Workers run their BLAS single-threaded: the pool is
+the parallelism, and nested BLAS threads on the same cores only contend. The serial oracle runs its kernels with
+BLAS single-threaded too: its products are small (OCR: 4,500 tokens × 128 pixels × 26 labels a round), and
+OpenBLAS's second thread doubled the oracle's CPU time on OCR fold 0 for no gain in wall time (100 rounds: 3.5 s CPU
+against 1.2–1.6 s single-threaded, on the shared 2-core machine).
 """
 from __future__ import annotations
 
@@ -22,6 +31,21 @@ from .cuts import Cuts
 from .exceptions import ParameterError
 
 BACKENDS = ("serial", "process", "dask")
+
+_CONTROLLER = []
+
+
+def _blas_single():
+    """A context in which BLAS runs on one thread (threadpoolctl, cached controller: 27 µs a call); a no-op
+    context without threadpoolctl."""
+    import contextlib
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return contextlib.nullcontext()
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def separate_chunk(fmap, prepared, w, idx):
@@ -44,20 +68,56 @@ def separate_chunk(fmap, prepared, w, idx):
 _WORKER = {}
 
 
-def _init_worker(fmap, prepared):
+def sum_chunk(fmap, prepared, w, idx):
+    """The 1-slack contribution of the examples ``idx``: Σ ΔFᵢ(ŷᵢ) as a sparse (1, dim) row, Σ Δℓᵢ(ŷᵢ) and the hinge
+    losses, shape (len(idx),) — through the feature map's ``separate_sum`` where it has one."""
+    import scipy.sparse as sp
+    idx = np.asarray(idx, dtype=np.int64)
+    if hasattr(fmap, "separate_sum"):
+        try:
+            dF_sum, dl_sum, hinge = fmap.separate_sum(w, prepared, idx, sparse=True)
+        except NotImplementedError:
+            pass
+        else:
+            return dF_sum, dl_sum, hinge
+    cuts, hinge = separate_chunk(fmap, prepared, w, idx)
+    return sp.csr_matrix(cuts.dF.sum(axis=0)), float(cuts.dl.sum()), hinge
+
+
+def _init_worker(fmap, prepared, w_name=None, dim=0):
     # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+    except ImportError:          # scikit-learn brings it; without it the workers keep their BLAS threads
+        pass
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
+    if w_name is not None:
+        _WORKER["w"] = np.memmap(w_name, dtype=np.float64, mode="r", shape=(dim,))
+
+
+def _worker_w(w):
+    """The round's w: the argument, or (None) the parent's shared-memory copy, read-only for the round."""
+    return _WORKER["w"] if w is None else w
 
 
 def _worker_chunk(w, idx):
-    return separate_chunk(_WORKER["fmap"], _WORKER["prepared"], w, idx)
+    return separate_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
+
+
+def _worker_sum(w, idx):
+    return sum_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
 
 
 def _dask_chunk(fmap, prepared, w, idx):
     return separate_chunk(fmap, prepared, w, idx)
+
+
+def _dask_sum(fmap, prepared, w, idx):
+    return sum_chunk(fmap, prepared, w, idx)
 
 
 def _merge(parts):
@@ -82,7 +142,8 @@ class Oracle:
     n_jobs : int, optional
         Workers of the process pool (default: the machine's cores).
     client : dask.distributed.Client or str, optional
-        For ``backend="dask"``: a client or a scheduler address.
+        For ``backend="dask"``: a client or a scheduler address; None starts a ``LocalCluster`` of ``n_jobs``
+        single-threaded worker processes, closed by :meth:`close`.
     chunk_size : int, optional
         Examples per task (default: n / (4 · workers), at least 50) — many examples per task, since one task per
         example costs more in scheduling than the decoding itself.
@@ -95,14 +156,20 @@ class Oracle:
         self.n_jobs = n_jobs or os.cpu_count() or 1
         self.chunk_size = chunk_size
         self._pool = None
+        self._w_shm = self._w_shared = None
         self._client = None
         self._scattered = None
+        self._cluster = None
+        self._own_client = False
         if backend == "dask":
-            from dask.distributed import Client
-            self._client = client if isinstance(client, Client) else Client(client) if client else None
-            if self._client is None:
-                raise ParameterError('oracle="dask" needs client= (a dask.distributed Client or a scheduler '
-                                     'address such as "tcp://127.0.0.1:8786"); got None')
+            from dask.distributed import Client, LocalCluster
+            if client is None:
+                # what Dask users expect of a bare Client(): a local cluster, here one process per core
+                self._cluster = LocalCluster(n_workers=self.n_jobs, threads_per_worker=1, processes=True,
+                                             host="127.0.0.1", dashboard_address=None)
+                client = self._cluster
+            self._own_client = not isinstance(client, Client)
+            self._client = client if isinstance(client, Client) else Client(client)
             self.n_jobs = max(1, len(self._client.scheduler_info().get("workers", {})) or 1)
 
     def _chunks(self, idx):
@@ -121,38 +188,76 @@ class Oracle:
         idx = np.arange(self.prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         w = np.asarray(w, dtype=np.float64)
         if self.backend == "serial" or len(idx) < 2:
-            return separate_chunk(self.fmap, self.prepared, w, idx)
-        chunks = self._chunks(idx)
+            with _blas_single():
+                return separate_chunk(self.fmap, self.prepared, w, idx)
+        return _merge(self._run(_worker_chunk, _dask_chunk, w, self._chunks(idx)))
+
+    def _run(self, worker_fn, dask_fn, w, chunks):
+        """``worker_fn(w, chunk)`` on the pool (``dask_fn(fmap, prepared, w, chunk)`` on Dask) for every chunk, in
+        order."""
         if self.backend == "process":
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.n_jobs, initializer=_init_worker,
-                                                 initargs=(self.fmap, self.prepared))
-            parts = list(self._pool.map(_worker_chunk, [w] * len(chunks), chunks))
-        else:
-            if self._scattered is None:
-                # scatter once: the data stay on the workers between rounds; only w travels
-                self._scattered = self._client.scatter([self.fmap, self.prepared], broadcast=True)
-            fm, pr = self._scattered
-            w_f = self._client.scatter(w, broadcast=True)
-            futures = self._client.map(_dask_chunk, [fm] * len(chunks), [pr] * len(chunks),
-                                       [w_f] * len(chunks), chunks, pure=False)
-            parts = self._client.gather(futures)
-        return _merge(parts)
+                self._start_pool(len(w))
+            if self._w_shared is not None:
+                # rounds are sequential: the workers read this copy of w until their results are back
+                self._w_shared[:] = w
+                w = None
+            return list(self._pool.map(worker_fn, [w] * len(chunks), chunks))
+        if self._scattered is None:
+            # scatter once: the data stay on the workers between rounds; only w travels
+            self._scattered = self._client.scatter([self.fmap, self.prepared], broadcast=True)
+        fm, pr = self._scattered
+        # a small w goes inside the tasks: scattering it first is one more scheduler round trip a round (OCR: 40 →
+        # 31 s for 297 rounds); a large one (NER: 53 million floats) is scattered once instead of sent per task
+        w_arg = self._client.scatter(w, broadcast=True) if w.nbytes > (1 << 20) else w
+        futures = self._client.map(dask_fn, [fm] * len(chunks), [pr] * len(chunks), [w_arg] * len(chunks), chunks,
+                                   pure=False)
+        return self._client.gather(futures)
+
+    #: above this size w is handed to the pool's workers through shared memory instead of pickled into every task:
+    #: on CoNLL-2002 NER w is 53 million floats (424 MB), and pickling it to two workers each round made the pool
+    #: slower than the serial oracle
+    SHARED_W_BYTES = 1 << 20
+
+    def _start_pool(self, dim):
+        self._w_shm = self._w_shared = None
+        if dim * 8 > self.SHARED_W_BYTES:
+            import tempfile
+            # a file in RAM (/dev/shm) mapped by the parent and every worker; multiprocessing's SharedMemory would
+            # have each worker's resource tracker claim the block on Python < 3.13
+            folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
+            fd, self._w_shm = tempfile.mkstemp(prefix="mmprog_w_", suffix=".f64", dir=folder)
+            os.close(fd)
+            self._w_shared = np.memmap(self._w_shm, dtype=np.float64, mode="w+", shape=(dim,))
+        self._pool = ProcessPoolExecutor(self.n_jobs, initializer=_init_worker,
+                                         initargs=(self.fmap, self.prepared, self._w_shm, dim))
 
     def separate_one_slack(self, w):
         """The single 1-slack cut (1/n)Σᵢ Δfᵢ(ŷᵢ), (1/n)Σᵢ Δℓᵢ(ŷᵢ) and the hinge losses of every example.
 
-        In-process with a feature map that sums directly (``separate_sum``), no per-example rows are built;
-        otherwise the per-example cuts are averaged."""
+        In-process with a feature map that sums directly (``separate_sum``), no per-example rows are built; on a
+        pool or Dask every worker returns the sums over its examples (:func:`sum_chunk`), one chunk per worker
+        unless ``chunk_size`` says otherwise; otherwise the per-example cuts are averaged."""
         import scipy.sparse as sp
         n = self.prepared.n
+        w = np.asarray(w, dtype=np.float64)
+        if self.backend != "serial" and n >= 2:
+            idx = np.arange(n)
+            size = self.chunk_size or int(np.ceil(n / self.n_jobs))
+            parts = self._run(_worker_sum, _dask_sum, w, [idx[s:s + size] for s in range(0, n, size)])
+            dF_sum = parts[0][0]
+            for p in parts[1:]:
+                dF_sum = dF_sum + p[0]
+            return (Cuts(np.zeros(1, dtype=np.int64), sp.csr_matrix(dF_sum / n),
+                         np.array([sum(p[1] for p in parts) / n])), np.concatenate([p[2] for p in parts]))
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
-                dF_sum, dl_sum, hinge = self.fmap.separate_sum(np.asarray(w, dtype=np.float64), self.prepared)
+                with _blas_single():
+                    dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True)
             except NotImplementedError:
                 pass
             else:
-                return (Cuts(np.zeros(1, dtype=np.int64), sp.csr_matrix(dF_sum[None, :] / n),
+                return (Cuts(np.zeros(1, dtype=np.int64), dF_sum / n,
                              np.array([dl_sum / n])), hinge)
         cuts, hinge = self.separate(w)
         return Cuts.one_slack(cuts, n), hinge
@@ -161,6 +266,19 @@ class Oracle:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if getattr(self, "_w_shm", None) is not None:
+            self._w_shared = None
+            try:
+                os.unlink(self._w_shm)
+            except OSError:
+                pass
+            self._w_shm = None
+        if self._own_client and self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
 
     def __del__(self):
         try:

@@ -163,6 +163,35 @@ def test_process_pool_oracle_matches_serial():
     assert abs(a.dF - b.dF).max() < 1e-12
 
 
+@pytest.mark.parametrize("chunk_size,shared_w", [(None, False), (7, False), (None, True)])
+def test_process_pool_one_slack_sums_equal_serial(chunk_size, shared_w):
+    """Workers return only their examples' sums (ΔF, Δℓ) and hinges; the 1-slack cut is the serial one, for the
+    chain map's direct sum and for the generic per-example path (start/stop features); w pickled into the tasks or
+    (as for large w) read from the parent's shared copy, over several rounds."""
+    from mmprog.features import ChainFeatureMap
+    from mmprog.oracle import Oracle
+    ds = tiny(seed=9, n=40)
+    for fmap in (ChainFeatureMap.from_dataset(ds), ChainFeatureMap.from_dataset(ds, start_stop=True)):
+        prep = fmap.prepare(ds)
+        w = np.random.default_rng(0).normal(size=fmap.dim)
+        a, ha = Oracle(fmap, prep).separate_one_slack(w)
+        orc = Oracle(fmap, prep, backend="process", n_jobs=2, chunk_size=chunk_size)
+        if shared_w:
+            orc.SHARED_W_BYTES = 0
+        try:
+            for k in range(3):
+                w_k = w * (k + 1)
+                a, ha = Oracle(fmap, prep).separate_one_slack(w_k)
+                b, hb = orc.separate_one_slack(w_k)
+                assert np.allclose(ha, hb) and b.dl == pytest.approx(a.dl)
+                assert abs(a.dF - b.dF).max() < 1e-12
+            assert (orc._w_shm is not None) == shared_w
+            shared_file = orc._w_shm
+        finally:
+            orc.close()
+        assert shared_file is None or not os.path.exists(shared_file)
+
+
 def test_dask_oracle_on_local_cluster():
     distributed = pytest.importorskip("dask.distributed")
     from mmprog.features import ChainFeatureMap
@@ -173,9 +202,19 @@ def test_dask_oracle_on_local_cluster():
         res_d = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-4, oracle="dask", client=client, chunk_size=8)
     res_s = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-4)
     assert res_d.primal_objective == pytest.approx(res_s.primal_objective, rel=1e-6)
+    # without a client the oracle starts a LocalCluster of n_jobs worker processes and closes it with itself
     fmap = ChainFeatureMap.from_dataset(ds)
-    with pytest.raises(ParameterError, match="needs client="):
-        Oracle(fmap, fmap.prepare(ds), backend="dask")
+    prep = fmap.prepare(ds)
+    w = np.random.default_rng(1).normal(size=fmap.dim)
+    orc = Oracle(fmap, prep, backend="dask", n_jobs=2)
+    try:
+        assert orc._cluster is not None and orc.n_jobs == 2
+        one_d, h_d = orc.separate_one_slack(w)
+    finally:
+        orc.close()
+    assert orc._cluster is None and orc._client is None
+    one_s, h_s = Oracle(fmap, prep).separate_one_slack(w)
+    assert np.allclose(h_d, h_s) and abs(one_d.dF - one_s.dF).max() < 1e-12 and one_d.dl == pytest.approx(one_s.dl)
 
 
 def test_cli_train_predict_evaluate_export(tmp_path, capsys):

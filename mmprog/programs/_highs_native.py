@@ -119,6 +119,24 @@ def _lower_triangle_csc(G):
     return start, row.astype(np.int32), G[row, col]
 
 
+def grown_gram(G, gram_rows, model, n_done, stale=False):
+    """The Gram matrix of the working set's r cuts from the previous one of its first ``n_done``: the new cuts' rows
+    from ``gram_rows(model, rows)`` (ndarray (len(rows), r)) mirrored into their columns; all of it recomputed when
+    ``stale`` (a new metric)."""
+    r = model.ws.size
+    if stale:
+        return gram_rows(model, list(range(r)))
+    if r <= n_done:
+        return G
+    new = list(range(n_done, r))
+    rows = gram_rows(model, new)
+    grown = np.zeros((r, r))
+    grown[:n_done, :n_done] = G
+    grown[new, :] = rows
+    grown[:, new] = rows.T
+    return grown
+
+
 class GramDualQP:
     """The Gram dual master min ½αᵀGα − Δℓᵀα s.t. Σ_{r∈Sᵢ} α_r ≤ C·slack_scale, α ≥ 0 in one highspy object (the
     negated maximisation of Theorem 3, ICML 2008 Laplace M³N, as HiGHS wants a convex minimisation).
@@ -167,16 +185,7 @@ class GramDualQP:
         r = ws.size
         stale = getattr(model, "_gram_stale", False)
         if r > self.n_cols or stale:
-            if stale:
-                self.G = self.gram_rows(model, list(range(r)))
-            else:
-                new = list(range(self.n_cols, r))
-                rows = self.gram_rows(model, new)
-                G = np.zeros((r, r))
-                G[: self.n_cols, : self.n_cols] = self.G
-                G[new, :] = rows
-                G[:, new] = rows.T
-                self.G = G
+            self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, stale)
             model._gram_stale = False
             dl, ex = ws.dl_array(), ws.example_array()
             budget = float(model.C.value) * model.slack_scale

@@ -244,15 +244,15 @@ class DiagonalM3N(Program):
             xi = values_of([model.xi[i] for i in range(n_slacks)])
         else:
             alpha = np.maximum(values_of(ws.components), 0.0) if ws.size else np.zeros(0)
-            eta = ws.dF().T @ alpha if ws.size else np.zeros(model.dims.dim)
+            eta = ws.tdot(alpha) if ws.size else np.zeros(model.dims.dim)
             w = D * eta
             xi = np.zeros(n_slacks)
             if ws.size:
                 act = ws.active_mask()
-                margins = ws.dF() @ w
+                margins = ws.dot(w)
                 np.maximum.at(xi, ws.example_array()[act], (ws.dl_array() - margins)[act])
         w = np.asarray(w, dtype=np.float64)
-        eta = ws.dF().T @ alpha if ws.size else np.zeros(model.dims.dim)
+        eta = ws.tdot(alpha) if ws.size else np.zeros(model.dims.dim)
         primal = self.regulariser_with(w, D) + self.C * model.slack_scale * float(xi.sum())
         # dual value of the working set: Σ α_r Δℓ_r − ½ ηᵀDη with η = ΔFᵀα
         dual = float(alpha @ ws.dl_array()) - 0.5 * float(eta @ (D * eta)) if ws.size else 0.0

@@ -10,6 +10,7 @@ of this package whose :class:`Solver` subclass is decorated with ``@register("na
 ``glpk``, ``cbc``       LP executables through Pyomo's LP-file interface
 ``mosek``, ``gurobi``   Pyomo's direct and legacy persistent interfaces
 ``scip``                pyscipopt (Pyomo's ``scip_direct``) or a ``scip`` executable
+``daqp``                DAQP, dense dual active-set QP in C (the Gram-dual masters' back end)
 ``pyomo_legacy``        what the back ends reached through Pyomo's legacy interfaces share
 ======================  ===============================================================================
 
@@ -25,6 +26,7 @@ from . import cbc  # noqa: F401
 from . import mosek  # noqa: F401
 from . import gurobi  # noqa: F401
 from . import scip  # noqa: F401
+from . import daqp  # noqa: F401
 from .base import (SOLUTION_STATUSES, SOLVE_TIME_LIMIT, TERMINATIONS, Availability, AvailabilityReport, PersistentHandle, ProblemClass,
                    Solver, SolveStatus, classify, default_solver, duals, format_table, get_solver, model_size, register,
                    registered, table)

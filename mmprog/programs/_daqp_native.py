@@ -1,0 +1,131 @@
+"""The Gram-dual master solved by DAQP on a shrinking working set, from the arrays the Pyomo model states.
+
+The master (Theorem 3 of the ICML 2008 Laplace M³N paper, ``m3n``'s ``master="dual"``), as a minimisation:
+
+    min_α ½αᵀGα − Δℓᵀα   s.t.  Σ_{r∈Sᵢ} α_r ≤ C·slack_scale  (one budget row per slack i),  α ≥ 0.
+
+Its optimal support is a small part of the cuts (93 of 498 at the end of the OCR fold-0 fit), and the previous
+round's optimum is almost optimal for the next. So each solve hands DAQP (:mod:`mmprog.solvers.daqp`) only the
+sub-problem on W = previous support ∪ new cuts, warm-started from the previous α, and then checks the KKT conditions
+of the *whole* master at the sub-problem's optimum: with μᵢ ≥ 0 the budget multipliers DAQP returns and the gradient
+g = Gα − Δℓ, every cut r outside W (α_r = 0) needs g_r + μ_{i(r)} ≥ −tol. Violators join W and DAQP is run again
+from the current α; W grows strictly, so the loop ends (at worst with W = every cut, the whole master). What comes
+back satisfies the full master's KKT conditions, so it is the master's optimum, not an approximation — the same
+exactness as any active-set method, whose working set this is. A test checks it against HiGHS on the Pyomo model.
+
+Measured on the OCR fold-0 masters (see :mod:`mmprog.solvers.daqp`): 0.40 s for the 498 masters against 12.3 s for
+HiGHS's persistent active-set QP in the run and 4.6 s for DAQP on the whole master warm-started.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+#: relative tolerance of the outside-cut KKT check (DAQP's own dual tolerance is 1e-12; the Gram entries carry
+#: rounding from one sparse product per cut)
+KKT_TOL = 1e-9
+
+
+class GramDualDAQP:
+    """One per master model (``model._gram_daqp``): the Gram matrix grown by one row per cut, the last α.
+
+    Parameters
+    ----------
+    gram_rows : callable(model, rows: list of int) -> ndarray, shape (len(rows), r)
+        Rows of G against every cut so far (as for :class:`mmprog.programs._highs_native.GramDualQP`).
+    """
+
+    def __init__(self, gram_rows):
+        self.gram_rows = gram_rows
+        self.G = np.zeros((0, 0))
+        self.alpha = np.zeros(0)
+        self.n_cols = 0
+        self.last_working_set = 0
+        self.passes = 0
+
+    @classmethod
+    def of(cls, model, gram_rows):
+        qp = getattr(model, "_gram_daqp", None)
+        if qp is None:
+            qp = model._gram_daqp = cls(gram_rows)
+        return qp
+
+    def sync(self, model):
+        from ._highs_native import grown_gram
+        r = model.ws.size
+        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
+        model._gram_stale = False
+        alpha = np.zeros(r)
+        alpha[: len(self.alpha)] = self.alpha[:r]
+        self.alpha = alpha
+        new_cols = np.arange(self.n_cols, r)
+        self.n_cols = r
+        return new_cols
+
+    def solve(self, model, raise_on_failure=True, time_limit=None, **_):
+        """Solve the master on the current working set (see the module docstring); load α into the Pyomo
+        variables; return the checked :class:`~mmprog.solvers.SolveStatus` (its objective the dual master's
+        maximum, its time the whole solve's, KKT checks included)."""
+        from ..solvers.daqp import DAQP_INF, solve_dense
+        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, _finish
+        t_start = time.perf_counter()
+        time_limit = time_limit or SOLVE_TIME_LIMIT          # no solve runs unbounded
+        new_cols = self.sync(model)
+        ws = model.ws
+        r = ws.size
+        G, dl = self.G, ws.dl_array()
+        ex = ws.example_array()
+        active = ws.active_mask()
+        budget = float(model.C.value) * model.slack_scale
+        alpha = np.where(active, self.alpha, 0.0)
+        W = np.union1d(np.nonzero(alpha > 0)[0], new_cols[active[new_cols]])
+        if len(W) == 0:
+            W = np.nonzero(active)[0]
+        scale = max(1.0, float(np.abs(dl).max(initial=0.0)))
+        status, passes = None, 0
+        mu = {}
+        while True:
+            passes += 1
+            m = len(W)
+            slacks, row_of = np.unique(ex[W], return_inverse=True)
+            A = np.zeros((len(slacks), m))
+            A[row_of, np.arange(m)] = 1.0
+            bupper = np.concatenate([np.full(m, DAQP_INF), np.full(len(slacks), budget)])
+            blower = np.concatenate([np.zeros(m), np.full(len(slacks), -DAQP_INF)])
+            remaining = time_limit - (time.perf_counter() - t_start)
+            if remaining <= 0:
+                status = SolveStatus("max_time", "none", f"time limit of {time_limit:g} s reached before DAQP's "
+                                     f"pass {passes}", time.perf_counter() - t_start, None)
+                break
+            x, lam, status = solve_dense(G[np.ix_(W, W)], -dl[W], A, bupper, blower, primal_start=alpha[W],
+                                         time_limit=remaining)
+            if status.termination != "optimal":
+                break
+            alpha = np.zeros(r)
+            alpha[W] = np.maximum(x, 0.0)
+            mu = dict(zip(slacks.tolist(), np.maximum(lam[m:], 0.0).tolist()))
+            outside = np.setdiff1d(np.nonzero(active)[0], W, assume_unique=True)
+            if not len(outside):
+                break
+            g = G[np.ix_(outside, W)] @ alpha[W] - dl[outside]
+            mu_out = np.array([mu.get(int(i), 0.0) for i in ex[outside]])
+            tol = KKT_TOL * max(scale, float(np.abs(g).max(initial=0.0)))
+            violators = outside[g + mu_out < -tol]
+            if not len(violators):
+                break
+            W = np.union1d(W, violators)
+        elapsed = time.perf_counter() - t_start
+        ok = status.termination == "optimal"
+        objective = None
+        if ok:
+            self.alpha = alpha
+            objective = float(dl @ alpha) - 0.5 * float(alpha @ G @ alpha)
+            for var, a in zip(ws.components, alpha):
+                var.set_value(float(a), skip_validation=True)
+            model._budget_duals = mu      # ξᵢ of the master: the budget multipliers, per slack
+        self.last_working_set, self.passes = len(W), passes
+        status = SolveStatus(status.termination, status.solution_status,
+                             f"{status.solver_message}; {passes} working-set pass(es), {len(W)} of {r} cuts", elapsed,
+                             objective)
+        return _finish("daqp", status, raise_on_failure)
