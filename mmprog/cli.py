@@ -78,6 +78,9 @@ def _fmt(v):
 # ----------------------------------------------------------------------------------------------- commands
 def cmd_train(args):
     import mmprog
+    if args.templates:
+        from .tagging_cli import train_text
+        return train_text(args)
     ds = load_data(args.data, args.train_fold, "train")
     extra = dict(kv.split("=", 1) for kv in args.param or [])
     extra = {k: _parse_value(v) for k, v in extra.items()}
@@ -94,6 +97,7 @@ def cmd_train(args):
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
+                     drop_after=args.drop_after,
                      **extra)
     out = res.summary()
     out["train"] = res.evaluate(ds)
@@ -111,7 +115,11 @@ def cmd_train(args):
 def cmd_predict(args):
     import mmprog
     pred = mmprog.load(args.model)
-    ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
+    if pred.extractor is not None:       # a model trained on text reads the text itself
+        from .datasets.registry import load_spec
+        ds = load_spec(args.data)
+    else:
+        ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
     labels = pred.predict(ds)
     names = pred.label_names
     rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]
@@ -125,6 +133,9 @@ def cmd_predict(args):
 def cmd_evaluate(args):
     import mmprog
     pred = mmprog.load(args.model)
+    if pred.extractor is not None:
+        from .tagging_cli import evaluate_text
+        return evaluate_text(pred, args)
     ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
     _print(pred.evaluate(ds), args.json)
 
@@ -202,6 +213,10 @@ def build_parser():
     p = sub.add_parser("train", help="train a program on data; prints the run summary")
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
+    p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
+                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
+    p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
+    p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--time-limit", type=float, default=None)
     p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
     p.add_argument("--n-jobs", type=int, default=None)
@@ -253,7 +268,7 @@ def build_parser():
 def _load_extra_commands():
     """Sub-commands that live beside their subject (verify, show, reproduce): imported if present."""
     import importlib
-    for mod in ("mmprog.duality_cli", "mmprog.reproduce"):
+    for mod in ("mmprog.duality_cli", "mmprog.reproduce", "mmprog.tagging_cli"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:
@@ -279,4 +294,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run as `python -m mmprog.cli` this file is __main__, while the sub-command modules register into the imported
+    # mmprog.cli: use that one's main so they are found
+    from mmprog.cli import main as _main
+    sys.exit(_main())

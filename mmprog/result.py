@@ -40,12 +40,17 @@ class Predictor:
         self.params = dict(params or {})
         self.label_names = label_names
         self.meta = dict(meta or {})
+        # a model trained on text carries its template extractor (feature dictionary), saved beside w
+        self.extractor = None
 
     def weights(self):
         """Named blocks of w (for the default chain map ``{"state": (d, K), "transition": (K, K)}``)."""
         return self.fmap.weights(self.w)
 
     def _prepare(self, dataset):
+        if self.extractor is not None and hasattr(dataset, "sentences") and not hasattr(dataset, "heads"):
+            from .tagging import corpus_dataset
+            dataset = corpus_dataset(self, dataset)
         return self.fmap.prepare(dataset)
 
     def predict(self, dataset):
@@ -98,9 +103,14 @@ class Predictor:
         if hasattr(self.fmap, "to_state"):
             desc, state = self.fmap.to_state()
         arrays.update({f"fmap__{k}": np.asarray(v) for k, v in state.items()})
+        if self.extractor is not None:
+            ex_desc, ex_state = self.extractor.to_state()
+            arrays.update({f"extractor__{k}": np.asarray(v) for k, v in ex_state.items()})
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
                "program": self.program, "params": _jsonable(self.params), "feature_map": desc,
                "label_names": self.label_names, "meta": _jsonable(self.meta)}
+        if self.extractor is not None:
+            doc["extractor"] = _jsonable(ex_desc)
         d = os.path.dirname(os.path.abspath(base))
         os.makedirs(d, exist_ok=True)
         tmp_j = tempfile.NamedTemporaryFile("w", dir=d, suffix=".json.tmp", delete=False)
@@ -147,7 +157,12 @@ def load(path):
     fmap = rebuild(doc["feature_map"], {k[6:]: v for k, v in arrays.items() if k.startswith("fmap__")})
     if arrays["w"].shape != (fmap.dim,):
         raise ModelFileError(f"{npath}: array 'w' has shape {arrays['w'].shape}, the feature map needs ({fmap.dim},)")
-    return Predictor(fmap, arrays["w"], doc["program"], doc.get("params"), doc.get("label_names"), doc.get("meta"))
+    pred = Predictor(fmap, arrays["w"], doc["program"], doc.get("params"), doc.get("label_names"), doc.get("meta"))
+    if "extractor" in doc:
+        from .features.templates import TemplateExtractor
+        pred.extractor = TemplateExtractor.from_state(
+            doc["extractor"], {k[11:]: v for k, v in arrays.items() if k.startswith("extractor__")})
+    return pred
 
 
 class Result(Predictor):

@@ -129,6 +129,15 @@ def load_spec(spec: str, data_root=None):
     DataError
         From the loader (file and line).
     """
+    func, args, kwargs = parse_spec(spec, data_root)
+    return func(*args, **kwargs)
+
+
+def parse_spec(spec: str, data_root=None, path_ok=None):
+    """The loader, positional arguments (the resolved path) and keyword arguments of a data spec, unread.
+
+    ``path_ok(path)`` may accept a path that is not a file (the command line's ``-`` for standard input).
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise ParameterError(f"data spec must be a non-empty string like 'ocr:PATH' or 'synthetic:seed=0'; "
                              f"got {spec!r}")
@@ -142,7 +151,8 @@ def load_spec(spec: str, data_root=None):
     if takes_path:
         if not parts or not parts[0].strip() or "=" in parts[0]:
             raise ParameterError(f"{name} reads a file: write the spec as '{name}:PATH[,key=value,...]'; got {spec!r}")
-        args.append(resolve_path(parts.pop(0).strip(), data_root))
+        raw = parts.pop(0).strip()
+        args.append(raw if path_ok is not None and path_ok(raw) else resolve_path(raw, data_root))
     params = inspect.signature(func).parameters
     # return_truth would change the return type; a spec always yields the data alone
     allowed = [k for k in params if not (takes_path and k == "path") and k != "return_truth"]
@@ -155,7 +165,7 @@ def load_spec(spec: str, data_root=None):
         if key not in allowed:
             raise ParameterError(f"{name} has no parameter {key!r} (in spec {spec!r}); it takes: {', '.join(allowed)}")
         kwargs[key] = _value(val.strip())
-    return func(*args, **kwargs)
+    return func, args, kwargs
 
 
 def describe_loaders() -> list[dict]:
