@@ -263,3 +263,40 @@ def test_parse_writes_predicted_heads(tmp_path, capsys):
             continue
         cur.append(int(line.split("\t")[6]))
     assert got == want
+
+
+# ---------------------------------------------------------------------------------------------------- token dicts
+def test_token_dicts_predict_as_the_template_route(files):
+    """sklearn-crfsuite-style dicts written by hand give the same features, weights and predictions as the templates
+    that describe them."""
+    import mmprog
+    from mmprog.datasets import load_conll
+    from mmprog.estimators import SequenceTagger
+    from mmprog.tagging import fit_text, predict_tags
+    _, train, test = files
+    tr = load_conll(train, columns=("form", "pos", "ne"))
+    te = load_conll(test, columns=("form", "pos", "ne"))
+
+    def token_dicts(s):
+        w, p = s["form"], s["pos"]
+        out = []
+        for t in range(len(w)):
+            out.append({"low": w[t].lower(), "suf2": w[t][-2:], "title": "1" if w[t].istitle() else "0",
+                        "pos-1": p[t - 1] if t > 0 else "_B-1", "low+1": w[t + 1].lower() if t + 1 < len(w) else "_B+1"})
+        return out
+
+    templates = ["Ulow:%x[0,0:lower]", "Usuf2:%x[0,0:suf2]", "Utitle:%x[0,0:title]", "Upos-1:%x[-1,1]",
+                 "Ulow+1:%x[1,0:lower]", "B"]
+    kw = dict(program="m3n", C=1.0, slack="n", eps=1e-4, max_iter=300)
+    res = fit_text(tr, templates=templates, **kw)
+    est = SequenceTagger(**kw).fit([token_dicts(s) for s in tr.sentences], tr.labels)
+    assert est.result_.termination == res.termination == "converged"
+    assert est.extractor_.n_features_ == res.extractor.n_features_
+    assert est.extractor_.group_names_ == [t.split(":")[0][1:] for t in templates[:-1]]
+    # the same program on a permutation of the same features: the same optimum
+    assert est.result_.primal_objective == pytest.approx(res.primal_objective, rel=1e-5)
+    got = est.predict([token_dicts(s) for s in te.sentences])
+    assert got == predict_tags(res, te)
+    assert est.score([token_dicts(s) for s in te.sentences], te.labels) > 0.9
+    marg = est.predict_marginals([token_dicts(te.sentences[0])])[0]
+    assert all(set(m) == set(est.classes_) and abs(sum(m.values()) - 1) < 1e-9 for m in marg)
