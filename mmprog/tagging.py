@@ -22,7 +22,7 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError
 
-__all__ = ["fit_text", "corpus_dataset", "score_text", "task_of", "tag_lines", "read_templates"]
+__all__ = ["fit_text", "corpus_dataset", "score_text", "task_of", "tag_stream", "text_chunks", "read_templates"]
 
 _SEGMENTATION_TAGS = {"B", "I", "E", "S", "M"}
 
@@ -157,127 +157,191 @@ def predict_tags(predictor, corpus):
 # ----------------------------------------------------------------------------------------------------------------------
 
 def _input_columns(predictor, n_fields, source, line, columns, label_column):
-    """Column names and label column of the text to tag: as given, else from the number of fields of its first
-    token line (the training token columns, with or without the label column after them)."""
+    """Column names of the text to tag: as given, else from the number of fields of its first token line (the
+    training token columns, with or without the label column after them)."""
     if columns is not None:
-        return tuple(columns), label_column
+        return tuple(columns)
     tok = list(predictor.meta.get("columns") or predictor.extractor.columns_)
     lab = predictor.meta.get("label_column") or "label"
     if n_fields == len(tok):
-        return tuple(tok), None
+        return tuple(tok)
     if n_fields == len(tok) + 1:
-        return tuple(tok) + (lab,), -1
+        return tuple(tok) + (lab,)
     raise DataError(f"{source}:{line}: {n_fields} fields, expected {len(tok)} ({' '.join(tok)}) or {len(tok) + 1} "
                     f"(with the gold {lab}); give columns=... in the data spec")
 
 
-def tag_lines(predictor, lines, source, out, columns=None, label_column=-1, sep=None, marginals=False, topk=None,
-              batch_tokens=100_000):
-    """Tag numbered lines of CoNLL text and write each token line followed by its predicted label, as crf_test does.
+def text_chunks(stream, chunk_bytes=1 << 22, source="-"):
+    """Cut a binary stream of CoNLL text into pieces that end at a sentence boundary (a blank line).
 
-    Sentences are read and tagged in batches of about ``batch_tokens`` tokens, so input of any size streams.
+    Yields
+    ------
+    first_line : int
+        1-based line number of the piece's first line.
+    text : str
+        Whole lines, decoded as UTF-8, ``\r\n`` read as ``\n``.
+    """
+    rest, line = b"", 1
+    while True:
+        block = stream.read(chunk_bytes)
+        data = rest + block
+        if not block:
+            if data.strip():
+                yield line, _decode(data, line, source)
+            return
+        cut = data.rfind(b"\n\n")
+        cut2 = data.rfind(b"\n\r\n")
+        if cut2 > cut:
+            cut = cut2 + 1
+        if cut < 0:
+            rest = data          # a sentence longer than the piece: read on
+            continue
+        head, rest = data[: cut + 2], data[cut + 2:]
+        if line == 1 and head.startswith(b"\xef\xbb\xbf"):
+            head = head[3:]
+        yield line, _decode(head, line, source)
+        line += head.count(b"\n")
+
+
+def _decode(data, line, source):
+    try:
+        return data.decode("utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        bad = line + data[: exc.start].count(b"\n")
+        raise DataError(f"{source}:{bad}: cannot decode the line as UTF-8 ({exc.reason})") from None
+
+
+def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals=False, topk=None,
+               chunk_bytes=1 << 22):
+    """Tag CoNLL text and write every token line followed by its predicted label, as crf_test does.
+
+    The input is read, tagged and written in pieces of about ``chunk_bytes`` that end at sentence boundaries, so
+    input of any size streams; blank lines and ``-DOCSTART-`` lines are copied as they are.
 
     Parameters
     ----------
     predictor : Predictor
         A text model (with ``extractor``).
-    lines : iterable of (int, str)
-        1-based line numbers and lines without their line end.
+    stream : binary file object
+        The input (a file opened with :func:`mmprog.datasets.reading.open_binary`, or standard input's buffer).
     source : str
         Name of the input in messages.
     out : text stream
-    columns, label_column : optional
-        Column names of the input and its gold label column (None: unlabelled); default from the model and the
-        first token line.
+    columns : sequence of str, optional
+        Column names of the input; default from the model and the first token line (the training token columns,
+        plus the gold label if the lines have one more field).
     sep : str, optional
-        Field separator of the input (default whitespace); the output uses a tab if the input line has one, else a
-        space.
+        Field separator of the input (default whitespace). The label is appended after a tab if the line has one,
+        else a space.
     marginals : bool
         Append the marginal probability of the predicted label (forward-backward on the scores wᵀf).
     topk : int, optional
-        Write the K best labelings of each sentence, each preceded by ``# k score``.
+        Write the K best labelings of each sentence instead, each preceded by ``# k score``.
 
     Returns
     -------
     dict
         ``sentences``, ``tokens``, ``seconds``.
     """
-    from .datasets.reading import blocks
     if predictor.extractor is None:
         raise ParameterError("this model was not trained on text (it has no templates); train it with "
                              "`mmprog train --templates ...`")
-    if topk is not None and (not isinstance(topk, int) or topk < 1):
+    if topk is not None and (not isinstance(topk, (int, np.integer)) or topk < 1):
         raise ParameterError(f"topk must be an int >= 1; got {topk!r}")
     t0 = time.perf_counter()
-    state = {"cols": None}
     n_sent = n_tok = 0
-    batch, size = [], 0
-    for block in blocks(source, lines=lines):
-        if state["cols"] is None:
-            first = next(((k, t) for k, t in block if not t.startswith("-DOCSTART-")), None)
-            if first is not None:
-                state["cols"] = _input_columns(predictor, len(first[1].split(sep)), source, first[0], columns,
-                                               label_column)
-        batch.append(block)
-        size += len(block)
-        if size >= batch_tokens:
-            s, t = _tag_batch(predictor, batch, source, out, state["cols"], sep, marginals, topk)
-            n_sent, n_tok = n_sent + s, n_tok + t
-            batch, size = [], 0
-    if batch:
-        s, t = _tag_batch(predictor, batch, source, out, state["cols"], sep, marginals, topk)
-        n_sent, n_tok = n_sent + s, n_tok + t
+    cols = None if columns is None else tuple(columns)
+    for first, text in text_chunks(stream, chunk_bytes, source):
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        n_fields, flat = _fields(text, lines, sep)
+        is_tok = n_fields > 0
+        if "-DOCSTART-" in text:
+            is_tok &= np.fromiter((not ln.lstrip().startswith("-DOCSTART-") for ln in lines), dtype=bool,
+                                  count=len(lines))
+        tok_at = np.flatnonzero(is_tok)
+        if not tok_at.size:
+            out.write("\n".join(lines) + "\n")
+            continue
+        if cols is None:
+            cols = _input_columns(predictor, int(n_fields[tok_at[0]]), source, first + int(tok_at[0]), None, None)
+        width = len(cols)
+        bad = np.flatnonzero(n_fields[tok_at] != width)
+        if bad.size:
+            k = int(tok_at[bad[0]])
+            raise DataError(f"{source}:{first + k}: {int(n_fields[k])} fields, expected {width} "
+                            f"({' '.join(cols)}); a blank line ends a sentence")
+        if flat is None or len(tok_at) * width != len(flat):
+            # separators given, or -DOCSTART- lines among the fields: the token lines' fields, line by line
+            flat = [f for i in tok_at.tolist() for f in lines[i].split(sep)]
+        # sentence of every token line: a new one starts after every non-token line
+        sent = np.cumsum(~is_tok)[tok_at]
+        starts = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]])
+        lengths = np.diff(np.r_[starts, len(tok_at)])
+        ex = predictor.extractor
+        where = {c: cols.index(c) if c in cols else None for c in ex.columns_}
+        values = {}
+        for b in ex.base_columns():
+            name = ex.columns_[b]
+            if where[name] is None:
+                raise DataError(f"{source}: the model reads column {name!r}, not among the input's columns {cols}")
+            values[b] = flat[where[name]::width]
+        X = ex.transform_columns(values, lengths)
+        prep = predictor.fmap.prepare_stacked(X, lengths)
+        names = np.asarray(predictor.label_names, dtype=object)
+        n_sent, n_tok = n_sent + len(lengths), n_tok + len(tok_at)
+        if topk:
+            _write_topk(lines, tok_at, starts, lengths, predictor.fmap.topk(predictor.w, prep, topk), names, out)
+            continue
+        lab = predictor.fmap.decode(predictor.w, prep, np.arange(prep.n))
+        flat = lab[prep.data["tok_example"], prep.data["tok_pos"]]
+        text_labels = names[flat]
+        if marginals:
+            M = predictor.fmap.marginals(predictor.w, prep)
+            prob = M[prep.data["tok_example"], prep.data["tok_pos"], flat]
+            text_labels = [f"{a}\t{p:.4f}" for a, p in zip(text_labels.tolist(), prob.tolist())]
+        else:
+            text_labels = text_labels.tolist()
+        glue = "\t" if "\t" in lines[tok_at[0]] else " "
+        for i, a in zip(tok_at.tolist(), text_labels):
+            lines[i] = lines[i] + glue + a
+        out.write("\n".join(lines) + "\n")
     return {"sentences": n_sent, "tokens": n_tok, "seconds": time.perf_counter() - t0}
 
 
-def _tag_batch(predictor, batch, source, out, cols, sep, marginals, topk):
-    from .datasets import load_conll
-    token_lines = [(k, t) for b in batch for k, t in b if not t.startswith("-DOCSTART-")]
-    if not token_lines:
-        for b in batch:
-            out.write("\n".join(t for _, t in b) + "\n\n")
-        return 0, 0
-    columns, label_column = cols
-    numbered = [kt for b in batch for kt in b + [(b[-1][0] + 1, "")]]
-    corpus = load_conll(source, columns=columns, label_column=label_column, sep=sep, lines=iter(numbered))
-    names = np.asarray(predictor.label_names, dtype=object)
-    if topk:
-        tops = predictor.predict_topk(corpus, topk)
-        _write_topk(batch, tops, names, out)
-        return len(corpus), corpus.n_tokens
-    pred = predictor.predict(corpus)
-    flat = names[np.concatenate(pred)] if pred else names[:0]
-    if marginals:
-        M = predictor.predict_marginals(corpus)
-        prob = np.concatenate([m[np.arange(len(y)), y] for m, y in zip(M, pred)])
-        flat = np.array([f"{a}\t{p:.4f}" for a, p in zip(flat, prob)], dtype=object)
-    it = iter(flat.tolist())
-    parts = []
-    for b in batch:
-        for _, t in b:
-            if t.startswith("-DOCSTART-"):
-                parts.append(t + "\n")
-            else:
-                parts.append(t + ("\t" if "\t" in t else " ") + next(it) + "\n")
-        parts.append("\n")
-    out.write("".join(parts))
-    return len(corpus), corpus.n_tokens
+# the characters str.split() splits on
+_WHITESPACE = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
 
 
-def _write_topk(batch, tops, names, out):
+def _fields(text, lines, sep):
+    """Number of fields of every line (n_lines,), and all fields in order (None when ``sep`` is given).
+
+    Without a separator the fields are ``text.split()`` (one C call) and each line's count comes from the code
+    points: a field starts at a non-space after a space or a line start.
+    """
+    if sep is not None:
+        return np.fromiter((len(ln.split(sep)) if ln.strip() else 0 for ln in lines), dtype=np.int64,
+                           count=len(lines)), None
+    cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    space = np.isin(cp, _WHITESPACE)
+    start = ~space
+    start[1:] &= space[:-1]
+    line_of = np.cumsum(cp == 10) - (cp == 10)
+    counts = np.bincount(line_of[start], minlength=len(lines))[: len(lines)]
+    return counts, text.split()
+
+
+def _write_topk(lines, tok_at, starts, lengths, top, names, out):
+    labels, scores = top
     parts = []
-    s = 0
-    for b in batch:
-        toks = [t for _, t in b if not t.startswith("-DOCSTART-")]
-        if not toks:
-            parts.append("\n".join(t for _, t in b) + "\n\n")
-            continue
-        labels, scores = tops[s]
-        s += 1
-        for r in range(labels.shape[0]):
-            if not np.isfinite(scores[r]):
+    glue = "\t" if "\t" in lines[tok_at[0]] else " "
+    for s, (a, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+        toks = [lines[i] for i in tok_at[a: a + n]]
+        for r in range(labels.shape[1]):
+            if not np.isfinite(scores[s, r]):
                 break        # fewer than K labelings exist
-            parts.append(f"# {r} {scores[r]:.6f}\n")
-            parts.extend(t + ("\t" if "\t" in t else " ") + names[y] + "\n" for t, y in zip(toks, labels[r]))
+            parts.append(f"# {r} {scores[s, r]:.6f}\n")
+            parts.extend(t + glue + names[y] + "\n" for t, y in zip(toks, labels[s, r, :n]))
             parts.append("\n")
     out.write("".join(parts))

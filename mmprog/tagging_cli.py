@@ -33,14 +33,12 @@ def _text_spec(spec, allowed=("conll",)):
     return str(args[0]), kwargs
 
 
-def _numbered_lines(path):
-    """(line number, line) of a file, or of standard input read as it comes when path is ``-``."""
-    from .datasets.reading import iter_lines
-    if path != "-":
-        return iter_lines(path)
-    stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline=None) if hasattr(sys.stdin, "buffer") \
-        else sys.stdin
-    return ((k, line.rstrip("\n").rstrip("\r")) for k, line in enumerate(stream, start=1))
+def _input_stream(path):
+    """The binary input: standard input for ``-``, else the file (gzip read transparently)."""
+    from .datasets.reading import open_binary
+    if path == "-":
+        return sys.stdin.buffer if hasattr(sys.stdin, "buffer") else io.BytesIO(sys.stdin.read().encode("utf-8"))
+    return open_binary(path)
 
 
 class _Output:
@@ -151,16 +149,20 @@ def _tag_parser(p):
 
 
 def cmd_tag(args):
-    from .tagging import tag_lines
+    from .tagging import tag_stream
     pred = _load_text_model(args.model)
     path, kw = _text_spec(args.data)
-    unknown = set(kw) - {"columns", "label_column", "sep"}
+    unknown = set(kw) - {"columns", "sep"}
     if unknown:
-        raise ParameterError(f"tag reads columns=, label_column= and sep= from the data spec; got {sorted(unknown)}")
-    with _Output(args.out) as out:
-        info = tag_lines(pred, _numbered_lines(path), path, out, columns=kw.get("columns"),
-                         label_column=kw.get("label_column", -1), sep=kw.get("sep"), marginals=args.marginals,
-                         topk=args.topk)
+        raise ParameterError(f"tag reads columns= and sep= from the data spec; got {sorted(unknown)}")
+    stream = _input_stream(path)
+    try:
+        with _Output(args.out) as out:
+            info = tag_stream(pred, stream, path, out, columns=kw.get("columns"), sep=kw.get("sep"),
+                              marginals=args.marginals, topk=args.topk)
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
     if args.json:
         print(json.dumps(info), file=sys.stderr)
     return 0

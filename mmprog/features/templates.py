@@ -35,6 +35,8 @@ __all__ = ["TemplateExtractor", "PRESETS", "DERIVED", "parse_template"]
 _MACRO = re.compile(r"%x\[\s*(-?\d+)\s*,\s*(\d+)(?::([a-z0-9]+))?\s*\]")
 # keys stay below 2**62 so that key * radix + id never overflows int64
 _KEY_LIMIT = 1 << 62
+# a template whose keys lie below this keeps a dense key -> feature table (4 or 8 bytes per key)
+_TABLE_LIMIT = 1 << 20
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -233,6 +235,7 @@ class _Template:
         self.counts = None        # (d_j,) training counts
         self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
         self.bound = 1            # keys lie in [0, bound)
+        self.table = None         # dense key -> feature lookup, built on first transform
 
     def compute_keys(self, atoms, radices, fitting, n):
         """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
@@ -364,27 +367,80 @@ class TemplateExtractor:
         Each base column is read once into ids over its distinct values; a derived column is its function applied
         to those distinct values (not to every token), looked up in (or, when fitting, added to) its vocabulary.
         """
+        lens, values = self._flat_columns(sentences, self._base_columns())
+        return lens, self._ids_of_values(values, fitting)
+
+    def _base_columns(self):
+        return sorted({_column_index(c) for c in self._columns_used()})
+
+    def _ids_of_values(self, values, fitting):
         used = self._columns_used()
-        lens, values = self._flat_columns(sentences, sorted({_column_index(c) for c in used}))
         ids = {}
         for b, vals in values.items():
             local = {}
             tok = np.fromiter((local.setdefault(v, len(local)) for v in vals), dtype=np.int64, count=len(vals))
             distinct = list(local)
+            if not fitting:
+                ids.update(self._memo_ids(b, distinct, tok))
+                continue
             for ckey in used:
                 if _column_index(ckey) != b:
                     continue
                 f = DERIVED[ckey.split(":", 1)[1]] if isinstance(ckey, str) else None
                 derived = distinct if f is None else [f(v) for v in distinct]
-                if fitting:
-                    d = self._vocab.setdefault(ckey, {})
-                    lut = np.fromiter((d.setdefault(v, len(d)) for v in derived), dtype=np.int64,
-                                      count=len(derived))
-                else:
-                    d = self._vocab[ckey]
-                    lut = np.fromiter((d.get(v, -1) for v in derived), dtype=np.int64, count=len(derived))
+                d = self._vocab.setdefault(ckey, {})
+                lut = np.fromiter((d.setdefault(v, len(d)) for v in derived), dtype=np.int64, count=len(derived))
                 ids[ckey] = lut[tok] if lut.shape[0] else np.zeros(0, np.int64)
-        return lens, ids
+        return ids
+
+    # a value's ids in every column key derived from its base column are computed once and remembered (tagging
+    # streams meet the same words again and again); the memo is emptied when it grows past this many values
+    _MEMO_LIMIT = 2_000_000
+
+    def _memo_ids(self, b, distinct, tok):
+        """Ids of the distinct values of base column ``b`` in each of its column keys, looked up in (and added to)
+        the memo; returns {ckey: (N,) ids of the tokens}."""
+        keys = [c for c in self._columns_used() if _column_index(c) == b]
+        memo = self.__dict__.setdefault("_memo", {}).setdefault(b, {})
+        if len(memo) > self._MEMO_LIMIT:
+            memo.clear()
+        missing = [v for v in distinct if v not in memo]
+        if missing:
+            cols = []
+            for ckey in keys:
+                f = DERIVED[ckey.split(":", 1)[1]] if isinstance(ckey, str) else None
+                d = self._vocab[ckey]
+                cols.append([d.get(v if f is None else f(v), -1) for v in missing])
+            for v, row in zip(missing, zip(*cols)):
+                memo[v] = row
+        if not distinct:
+            return {c: np.zeros(0, np.int64) for c in keys}
+        L = np.array([memo[v] for v in distinct], dtype=np.int64).reshape(len(distinct), len(keys))
+        return {c: L[tok, j] for j, c in enumerate(keys)}
+
+    def transform_columns(self, values, lengths, dtype=np.float64):
+        """Input features of many sentences at once, from their token columns flattened in corpus order.
+
+        Parameters
+        ----------
+        values : dict int -> list of str
+            For every base column index the templates read (see :meth:`base_columns`), the values of all tokens.
+        lengths : ndarray of int, shape (n_sent,)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (sum(lengths), d)
+            The rows of :meth:`transform`'s matrices, stacked.
+        """
+        self._check_fitted()
+        lens = np.asarray(lengths, dtype=np.int64)
+        if lens.size and lens.min() < 1:
+            raise DataError("empty sentence in the batch; every sentence needs at least one token")
+        return self._stacked(lens, self._ids_of_values(values, fitting=False), dtype)
+
+    def base_columns(self):
+        """Indices of the columns (of ``columns_``) the templates read, plain or derived."""
+        return self._base_columns()
 
     def _flat_columns(self, sentences, used):
         """Lengths (n_sent,) and, per base column index in ``used``, the list of all values in corpus order."""
@@ -475,6 +531,7 @@ class TemplateExtractor:
             u, cnt = np.unique(k[k >= 0], return_counts=True)
             keep = cnt >= self.min_count
             t.keys, t.counts = u[keep], cnt[keep]
+            t.table = None
             offsets.append(offsets[-1] + t.keys.shape[0])
         self._offsets = np.asarray(offsets, dtype=np.int64)
         self.n_features_ = int(self._offsets[-1])
@@ -522,11 +579,19 @@ class TemplateExtractor:
             d_j = t.keys.shape[0]
             if d_j == 0:
                 continue
-            if t.bound <= max(1 << 22, 4 * N):
-                # small key space: a dense lookup table beats binary search
-                table = np.full(t.bound + 1, -1, dtype=np.int64)
+            table = t.table
+            if table is None and t.bound <= _TABLE_LIMIT:
+                # small key space: a dense lookup table beats binary search; built once and kept (tagging calls
+                # transform again and again)
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
                 table[t.keys] = np.arange(d_j) + self._offsets[j]
+                t.table = table
+            if table is not None:
                 cols[:, j] = table[k]        # k = -1 reads table[-1] = -1
+            elif t.bound <= 4 * N:
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
+                table[t.keys] = np.arange(d_j) + self._offsets[j]
+                cols[:, j] = table[k]
             else:
                 pos = np.minimum(np.searchsorted(t.keys, k), d_j - 1)
                 found = (k >= 0) & (t.keys[pos] == k)
