@@ -176,10 +176,7 @@ class SequenceTagger(BaseEstimator):
                                   drop_after=self.drop_after, **dict(self.program_params or {}))
         return self
 
-    def _check_fitted(self):
-        if not hasattr(self, "result_"):
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+    _check_fitted = M3N._check_fitted
 
     def predict(self, X):
         """List of lists of label strings."""

@@ -83,6 +83,14 @@ def test_rich_preset_one_group_per_template_and_state_round_trip(files):
 
 
 # ---------------------------------------------------------------------------------------------------- command line
+def _train_rich(d, train, eps, capsys):
+    model = str(d / "m")
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "rich", "--slack", "one",
+                 "--eps", str(eps), "--out", model, "--json"]) == 0
+    capsys.readouterr()
+    return model
+
+
 def _run(capsys, argv):
     rc = main(argv)
     out = capsys.readouterr()
@@ -134,10 +142,7 @@ def test_tag_unlabelled_stdin_marginals_topk(files, capsys, monkeypatch):
 
     import mmprog
     d, train, test = files
-    model = str(d / "m")
-    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "rich", "--slack", "one",
-                 "--eps", "0.05", "--out", model, "--json"]) == 0
-    capsys.readouterr()
+    model = _train_rich(d, train, 0.05, capsys)
     raw = d / "raw.txt"
     sents = _sentences(5, 2)
     _write(raw, sents, with_labels=False)
@@ -168,10 +173,7 @@ def test_tag_unlabelled_stdin_marginals_topk(files, capsys, monkeypatch):
 
 def test_bad_line_one_line_error_exit_2(files, capsys):
     d, train, _ = files
-    model = str(d / "m")
-    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "rich", "--slack", "one",
-                 "--eps", "0.5", "--out", model, "--json"]) == 0
-    capsys.readouterr()
+    model = _train_rich(d, train, 0.5, capsys)
     bad = d / "bad.txt"
     bad.write_text("Ana NC B-PER\nvive V\n", encoding="utf-8")
     rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{bad}"])
