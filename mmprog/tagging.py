@@ -1,4 +1,5 @@
-"""Text in, labels out: train a chain on a CoNLL token file with CRF++ templates, tag files, score with the task's metric.
+"""Text in, labels out: train a chain on a CoNLL token file with CRF++ templates, tag files, score with the task's
+metric.
 
 A model trained here is an ordinary :class:`mmprog.result.Predictor` whose ``extractor`` is the fitted
 :class:`~mmprog.features.templates.TemplateExtractor` (its template list and feature dictionary are saved inside the
@@ -310,8 +311,8 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
     return {"sentences": n_sent, "tokens": n_tok, "seconds": time.perf_counter() - t0}
 
 
-# the characters str.split() splits on
-_WHITESPACE = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+# the characters str.split() splits on (all below U+3001), as a lookup table over code points
+_IS_SPACE = np.array([chr(c).isspace() for c in range(0x3001)] + [False], dtype=bool)
 
 
 def _fields(text, lines, sep):
@@ -324,7 +325,7 @@ def _fields(text, lines, sep):
         return np.fromiter((len(ln.split(sep)) if ln.strip() else 0 for ln in lines), dtype=np.int64,
                            count=len(lines)), None
     cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    space = np.isin(cp, _WHITESPACE)
+    space = _IS_SPACE[np.minimum(cp, 0x3001)]
     start = ~space
     start[1:] &= space[:-1]
     line_of = np.cumsum(cp == 10) - (cp == 10)

@@ -1,5 +1,5 @@
-"""Text in, labels out: derived token columns, train → tag → evaluate from the command line on tiny CoNLL files written
-here, the token-dict estimator against the template route, and the one-line errors."""
+"""Text in, labels out: derived token columns, train → tag → evaluate from the command line on tiny CoNLL files
+written here, the token-dict estimator against the template route, and the one-line errors."""
 import json
 import random
 
@@ -284,7 +284,8 @@ def test_token_dicts_predict_as_the_template_route(files):
         out = []
         for t in range(len(w)):
             out.append({"low": w[t].lower(), "suf2": w[t][-2:], "title": "1" if w[t].istitle() else "0",
-                        "pos-1": p[t - 1] if t > 0 else "_B-1", "low+1": w[t + 1].lower() if t + 1 < len(w) else "_B+1"})
+                        "pos-1": p[t - 1] if t > 0 else "_B-1",
+                        "low+1": w[t + 1].lower() if t + 1 < len(w) else "_B+1"})
         return out
 
     templates = ["Ulow:%x[0,0:lower]", "Usuf2:%x[0,0:suf2]", "Utitle:%x[0,0:title]", "Upos-1:%x[-1,1]",
