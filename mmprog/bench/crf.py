@@ -121,7 +121,7 @@ def _run_child(argv):
     return "".join(out_chunks), usage.ru_maxrss / 1024, time.perf_counter() - t0
 
 
-def run_mmprog(task, root, mmprog_args, limit=None):
+def run_mmprog(task, root, mmprog_args, limit=None, save=None):
     """Train and test mmprog through its command line in a child process; returns the record."""
     from ..datasets import load_conll
     from ..metrics import chunk_prf
@@ -137,7 +137,7 @@ def run_mmprog(task, root, mmprog_args, limit=None):
                     for row in zip(*[s[c] for c in tr.columns], tr.labels[k]):
                         fh.write(" ".join(row) + "\n")
                     fh.write("\n")
-        model = os.path.join(d, "model")
+        model = save or os.path.join(d, "model")
         argv = [sys.executable, "-m", "mmprog.cli", "train", "--data", f"conll:{train_file},columns={cols}",
                 "--out", model, "--json"] + shlex.split(mmprog_args)
         out, peak_mb, _ = _run_child(argv)
@@ -164,6 +164,8 @@ def main(argv=None):
     ap.add_argument("--mmprog-args", default=DEFAULT_MMPROG_ARGS, help="options of `mmprog train` (quoted)")
     ap.add_argument("--limit", type=int, default=None, help="train on the first N sentences only (quick runs)")
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
+    ap.add_argument("--save-model", default=None, metavar="PATH", help="keep mmprog's model as PATH.json/.npz (for "
+                    "`python -m mmprog.bench tag --model PATH`)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     root = args.data_root or str(default_data_root())
@@ -181,7 +183,7 @@ def main(argv=None):
         rec["peak_mb"] = round(peak)
         rows.append(rec)
     if args.skip != "mmprog":
-        rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit))
+        rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit, args.save_model))
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
