@@ -23,7 +23,7 @@ collide there; here the value tuple is the identity, so they are two features.
 from __future__ import annotations
 
 import re
-from itertools import combinations, permutations
+from itertools import combinations, permutations, repeat
 
 import numpy as np
 import scipy.sparse as sp
@@ -377,12 +377,12 @@ class TemplateExtractor:
         used = self._columns_used()
         ids = {}
         for b, vals in values.items():
+            if not fitting:
+                ids.update(self._memo_ids(b, vals))
+                continue
             local = {}
             tok = np.fromiter((local.setdefault(v, len(local)) for v in vals), dtype=np.int64, count=len(vals))
             distinct = list(local)
-            if not fitting:
-                ids.update(self._memo_ids(b, distinct, tok))
-                continue
             for ckey in used:
                 if _column_index(ckey) != b:
                     continue
@@ -397,26 +397,38 @@ class TemplateExtractor:
     # streams meet the same words again and again); the memo is emptied when it grows past this many values
     _MEMO_LIMIT = 2_000_000
 
-    def _memo_ids(self, b, distinct, tok):
-        """Ids of the distinct values of base column ``b`` in each of its column keys, looked up in (and added to)
-        the memo; returns {ckey: (N,) ids of the tokens}."""
+    def _memo_ids(self, b, vals):
+        """Ids of the tokens ``vals`` of base column ``b`` in each of its column keys: {ckey: (N,) int64}.
+
+        The memo maps a value to a row of ``_memo_table[b]`` (its id in every key of column b); values not in it
+        are computed (derived functions, vocabulary look-ups) once and appended.
+        """
         keys = [c for c in self._columns_used() if _column_index(c) == b]
-        memo = self.__dict__.setdefault("_memo", {}).setdefault(b, {})
-        if len(memo) > self._MEMO_LIMIT:
-            memo.clear()
-        missing = [v for v in distinct if v not in memo]
-        if missing:
+        memos = self.__dict__.setdefault("_memo", {})
+        tables = self.__dict__.setdefault("_memo_table", {})
+        memo = memos.get(b)
+        if memo is None or len(memo) > self._MEMO_LIMIT:
+            memo = memos[b] = {}
+            tables[b] = np.zeros((0, len(keys)), dtype=np.int64)
+        n = len(vals)
+        # map(dict.get, ...) runs the look-ups in C, without a Python frame per token
+        row = np.fromiter(map(memo.get, vals, repeat(-1)), dtype=np.int64, count=n)
+        miss = np.flatnonzero(row < 0)
+        if miss.size:
+            new = list(dict.fromkeys(vals[i] for i in miss.tolist()))
             cols = []
             for ckey in keys:
                 f = DERIVED[ckey.split(":", 1)[1]] if isinstance(ckey, str) else None
                 d = self._vocab[ckey]
-                cols.append([d.get(v if f is None else f(v), -1) for v in missing])
-            for v, row in zip(missing, zip(*cols)):
-                memo[v] = row
-        if not distinct:
-            return {c: np.zeros(0, np.int64) for c in keys}
-        L = np.array([memo[v] for v in distinct], dtype=np.int64).reshape(len(distinct), len(keys))
-        return {c: L[tok, j] for j, c in enumerate(keys)}
+                cols.append(np.fromiter((d.get(v if f is None else f(v), -1) for v in new), dtype=np.int64,
+                                        count=len(new)))
+            base = tables[b].shape[0]
+            tables[b] = np.concatenate([tables[b], np.stack(cols, axis=1).reshape(len(new), len(keys))])
+            memo.update(zip(new, range(base, base + len(new))))
+            row[miss] = np.fromiter(map(memo.__getitem__, (vals[i] for i in miss.tolist())), dtype=np.int64,
+                                    count=miss.size)
+        L = tables[b]
+        return {c: L[row, j] for j, c in enumerate(keys)}
 
     def transform_columns(self, values, lengths, dtype=np.float64):
         """Input features of many sentences at once, from their token columns flattened in corpus order.
