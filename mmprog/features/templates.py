@@ -489,14 +489,23 @@ class TemplateExtractor:
         n_of = np.repeat(lens, lens)
         K = self._K
         cache = {}   # templates share macros (the NER set has 14 distinct ones for 133 templates)
+        shifts = {}  # per row offset r: source token, and the tokens whose row falls outside with their symbol
+
+        def shift(r):
+            if r not in shifts:
+                q = pos + r
+                out_at = np.flatnonzero((q < 0) | (q >= n_of))
+                qo, no = q[out_at], n_of[out_at]
+                # _B-k is id V + k - 1, _B+k is id V + K + k - 1 (k = how far outside the sentence): offsets from V
+                shifts[r] = (np.clip(tok + r, 0, N - 1), out_at, np.where(qo < 0, -qo - 1, K + qo - no))
+            return shifts[r]
 
         def atom(r, c):
             if (r, c) not in cache:
-                V = self._vocab_size[c]
-                q = pos + r
-                src = np.clip(tok + r, 0, N - 1)
-                # _B-k is id V + k - 1, _B+k is id V + K + k - 1 (k = how far outside the sentence)
-                cache[r, c] = np.where(q < 0, V - q - 1, np.where(q >= n_of, V + K + q - n_of, ids[c][src]))
+                src, out_at, sym = shift(r)
+                a = ids[c][src]
+                a[out_at] = self._vocab_size[c] + sym
+                cache[r, c] = a
             return cache[r, c]
 
         out = []
