@@ -36,7 +36,7 @@ _MACRO = re.compile(r"%x\[\s*(-?\d+)\s*,\s*(\d+)(?::([a-z0-9]+))?\s*\]")
 # keys stay below 2**62 so that key * radix + id never overflows int64
 _KEY_LIMIT = 1 << 62
 # a template whose keys lie below this keeps a dense key -> feature table (4 or 8 bytes per key)
-_TABLE_LIMIT = 1 << 20
+_TABLE_LIMIT = 1 << 22
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -251,6 +251,10 @@ class _Template:
         n : int
             Number of tokens (a template without macros, a bias, has key 0 everywhere).
         """
+        if not fitting and len(atoms) == 1 and (not self.recode or self.recode[0] is None):
+            # one macro, no re-indexing: the key is the value id itself (already -1 where unknown)
+            self.bound = radices[0]
+            return atoms[0]
         key = np.zeros(n, dtype=np.int64)
         bad = np.zeros(n, dtype=bool)
         bound = 1
