@@ -50,8 +50,8 @@ def load_data(spec, train_fold=None, part="train"):
     from .datasets.registry import load_spec
     ds = load_spec(spec)
     if not hasattr(ds, "lengths") or not (hasattr(ds, "X") or hasattr(ds, "heads")):
-        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; build features first "
-                          f"(e.g. mmprog.features.templates) or use a sequence/tree loader")
+        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; to train on text give "
+                          f"--templates PRESET|FILE (e.g. --templates rich), or use a sequence/tree loader")
     if train_fold is None:
         return ds
     if getattr(ds, "fold_ids", None) is None:
