@@ -11,17 +11,17 @@ import logging
 import sys
 
 from . import __version__
-from .commands import _EXTRA_COMMANDS, _parse_value, _print, command, load_data, table  # noqa: F401
+from .commands import (_EXTRA_COMMANDS, EXIT_INTERRUPTED, _parse_value, _print, command, load_data,  # noqa: F401
+                       long_run_options, save_first, table)
 from .exceptions import MMProgError
 from .memory import keep_freed_memory
 
 # ----------------------------------------------------------------------------------------------- commands
-#: Exit code of a fit ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); its --out files are written.
-EXIT_INTERRUPTED = 130
-
-
 def cmd_train(args):
     import mmprog
+    if args.templates:
+        from .tagging_cli import train_text
+        return train_text(args)
     ds = load_data(args.data, args.train_fold, "train")
     extra = dict(kv.split("=", 1) for kv in args.param or [])
     extra = {k: _parse_value(v) for k, v in extra.items()}
@@ -35,30 +35,15 @@ def cmd_train(args):
             if args.show_every and rec.iteration % args.show_every == 0:
                 prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
                 print(show_model(model), file=sys.stderr)
-    checkpoint = args.checkpoint
-    if checkpoint is None and args.checkpoint_every:
-        if not args.out:
-            raise MMProgError("--checkpoint-every needs --checkpoint PATH (or --out, beside which OUT.ckpt.npz is "
-                              "kept)")
-        checkpoint = args.out + ".ckpt"
+    long_run = long_run_options(args)
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     solve_time_limit=args.solve_time_limit, checkpoint=checkpoint,
-                     checkpoint_every=args.checkpoint_every, resume=args.resume, **extra)
+                     drop_after=args.drop_after, **long_run, **extra)
     out = res.summary()
-    # the model first: an interrupted fit must leave its best point on disk before anything else can go wrong
-    if args.out:
-        out["saved"] = res.save(args.out)
-    if checkpoint:
-        from .checkpoint import path_of
-        out["checkpoint"] = path_of(checkpoint)
-    if res.termination == "interrupted":
-        print(f"mmprog: interrupted after {res.n_iter} rounds; "
-              + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved")
-              + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)
-        _print(out, args.json)
-        return EXIT_INTERRUPTED
+    rc = save_first(res, args, out, long_run["checkpoint"])
+    if rc is not None:
+        return rc
     out["train"] = res.evaluate(ds)
     if args.test:
         out["test"] = res.evaluate(load_data(args.test))
@@ -72,7 +57,11 @@ def cmd_train(args):
 def cmd_predict(args):
     import mmprog
     pred = mmprog.load(args.model)
-    ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
+    if pred.extractor is not None:       # a model trained on text reads the text itself
+        from .datasets.registry import load_spec
+        ds = load_spec(args.data)
+    else:
+        ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
     labels = pred.predict(ds)
     names = pred.label_names
     rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]
@@ -86,6 +75,9 @@ def cmd_predict(args):
 def cmd_evaluate(args):
     import mmprog
     pred = mmprog.load(args.model)
+    if pred.extractor is not None:
+        from .tagging_cli import evaluate_text
+        return evaluate_text(pred, args)
     ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
     _print(pred.evaluate(ds), args.json)
 
@@ -154,6 +146,10 @@ def build_parser():
     p = sub.add_parser("train", help="train a program on data; prints the run summary")
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
+    p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
+                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
+    p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
+    p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
     p.add_argument("--solve-time-limit", type=float, default=None,
                    help="cap in seconds on one master solve, passed to the solver (default 600)")
@@ -213,7 +209,7 @@ def build_parser():
 def _load_extra_commands():
     """Sub-commands that live beside their subject (verify, show, reproduce): imported if present."""
     import importlib
-    for mod in ("mmprog.duality_cli", "mmprog.reproduce"):
+    for mod in ("mmprog.duality_cli", "mmprog.reproduce", "mmprog.tagging_cli"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:
@@ -243,4 +239,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run as `python -m mmprog.cli` this file is __main__, while the sub-command modules register into the imported
+    # mmprog.cli: use that one's main so they are found
+    from mmprog.cli import main as _main
+    sys.exit(_main())

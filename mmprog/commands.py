@@ -5,6 +5,7 @@ so the command line can import them without any of them importing it back."""
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 
@@ -43,8 +44,8 @@ def load_data(spec, train_fold=None, part="train"):
     from .datasets.registry import load_spec
     ds = load_spec(spec)
     if not hasattr(ds, "lengths") or not (hasattr(ds, "X") or hasattr(ds, "heads")):
-        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; build features first "
-                          f"(e.g. mmprog.features.templates) or use a sequence/tree loader")
+        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}, not a training set; to train on text give "
+                          f"--templates PRESET|FILE (e.g. --templates rich), or use a sequence/tree loader")
     if train_fold is None:
         return ds
     if getattr(ds, "fold_ids", None) is None:
@@ -75,3 +76,37 @@ def _parse_value(v):
         except ValueError:
             pass
     return {"true": True, "false": False, "none": None}.get(v.lower(), v)
+
+
+#: Exit code of a fit ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); its --out files are written.
+EXIT_INTERRUPTED = 130
+
+
+def long_run_options(args):
+    """:func:`mmprog.fit`'s keywords for the per-solve cap, checkpoints and resume of ``mmprog train`` (both the
+    data route and the text route). ``--checkpoint-every`` without ``--checkpoint`` keeps ``OUT.ckpt.npz``."""
+    checkpoint = args.checkpoint
+    if checkpoint is None and args.checkpoint_every:
+        if not args.out:
+            raise MMProgError("--checkpoint-every needs --checkpoint PATH (or --out, beside which OUT.ckpt.npz is "
+                              "kept)")
+        checkpoint = args.out + ".ckpt"
+    return {"solve_time_limit": args.solve_time_limit, "checkpoint": checkpoint,
+            "checkpoint_every": args.checkpoint_every, "resume": args.resume}
+
+
+def save_first(res, args, out, checkpoint):
+    """Write ``--out`` before anything else can go wrong (an interrupted fit must leave its point on disk). Returns
+    :data:`EXIT_INTERRUPTED` after saying how to resume when the fit was interrupted, else None."""
+    if args.out:
+        out["saved"] = res.save(args.out)
+    if checkpoint:
+        from .checkpoint import path_of
+        out["checkpoint"] = path_of(checkpoint)
+    if res.termination != "interrupted":
+        return None
+    print(f"mmprog: interrupted after {res.n_iter} rounds; "
+          + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved")
+          + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)
+    _print(out, args.json)
+    return EXIT_INTERRUPTED

@@ -40,19 +40,28 @@ class Predictor:
         self.params = dict(params or {})
         self.label_names = label_names
         self.meta = dict(meta or {})
+        # a model trained on text carries its template extractor (feature dictionary), saved beside w
+        self.extractor = None
 
     def weights(self):
         """Named blocks of w (for the default chain map ``{"state": (d, K), "transition": (K, K)}``)."""
         return self.fmap.weights(self.w)
 
+    def _as_dataset(self, dataset):
+        """Token text becomes features through the model's own template dictionary (a model trained on text)."""
+        if self.extractor is not None and hasattr(dataset, "sentences") and not hasattr(dataset, "heads"):
+            from .tagging import corpus_dataset
+            dataset = corpus_dataset(self, dataset)
+        return dataset
+
     def _prepare(self, dataset):
-        return self.fmap.prepare(dataset)
+        return self.fmap.prepare(self._as_dataset(dataset))
 
     def predict(self, dataset):
         """Highest-scoring structure of every example: a list of int arrays (labels, or heads for trees with
         index 0 the root)."""
         from .features.base import predict
-        return predict(self.fmap, self.w, dataset)
+        return predict(self.fmap, self.w, self._as_dataset(dataset))
 
     def predict_marginals(self, dataset, kind="sum"):
         """Per-position marginals (forward-backward, ``kind="sum"``) or max-marginals (``kind="max"``) of the
@@ -95,9 +104,14 @@ class Predictor:
         if hasattr(self.fmap, "to_state"):
             desc, state = self.fmap.to_state()
         arrays.update({f"fmap__{k}": np.asarray(v) for k, v in state.items()})
+        if self.extractor is not None:
+            ex_desc, ex_state = self.extractor.to_state()
+            arrays.update({f"extractor__{k}": np.asarray(v) for k, v in ex_state.items()})
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
                "program": self.program, "params": _jsonable(self.params), "feature_map": desc,
                "label_names": self.label_names, "meta": _jsonable(self.meta)}
+        if self.extractor is not None:
+            doc["extractor"] = _jsonable(ex_desc)
         d = os.path.dirname(os.path.abspath(base))
         os.makedirs(d, exist_ok=True)
         tmp_j = tempfile.NamedTemporaryFile("w", dir=d, suffix=".json.tmp", delete=False)
@@ -156,7 +170,10 @@ def load(path):
     if names is not None and len(names) != n_labels:
         raise ModelFileError(f"{jpath}: field 'label_names' has {len(names)} names but the feature map has "
                              f"{n_labels} labels")
-    return Predictor(fmap, w, doc["program"], doc.get("params"), names, doc.get("meta"))
+    pred = Predictor(fmap, w, doc["program"], doc.get("params"), names, doc.get("meta"))
+    if "extractor" in doc:
+        pred.extractor = _rebuild_extractor(doc["extractor"], arrays, jpath, npath)
+    return pred
 
 
 #: top-level fields of a model's JSON: name -> (accepted types, description, required)
@@ -222,6 +239,22 @@ def _rebuild_feature_map(desc, arrays, n_weights, jpath, npath):
         raise ModelFileError(f"{where}: {one_line(e)}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as e:
         # the feature maps' constructors meeting a value of the wrong kind that the checks above let through
+        raise ModelFileError(f"{where}: cannot be rebuilt ({type(e).__name__}: {one_line(e)[:200]})") from None
+
+
+def _rebuild_extractor(desc, arrays, jpath, npath):
+    """The template extractor of a text model (its feature dictionary), from the ``extractor`` field and the
+    ``extractor__`` arrays; any refusal becomes a ModelFileError naming both files."""
+    from .datasets.reading import one_line
+    from .exceptions import MMProgError
+    from .features.templates import TemplateExtractor
+    where = f"{jpath}: field 'extractor' (with the arrays of {os.path.basename(npath)})"
+    state = {k[11:]: v for k, v in arrays.items() if k.startswith("extractor__")}
+    try:
+        return TemplateExtractor.from_state(desc, state)
+    except MMProgError as e:
+        raise ModelFileError(f"{where}: {one_line(e)}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as e:
         raise ModelFileError(f"{where}: cannot be rebuilt ({type(e).__name__}: {one_line(e)[:200]})") from None
 
 

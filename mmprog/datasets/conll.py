@@ -8,6 +8,8 @@ it with integer labels.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from .base import TokenCorpus
 from .reading import as_path, blocks, fail
 
@@ -15,7 +17,7 @@ __all__ = ["load_conll"]
 
 
 def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding="utf-8", name=None,
-               sep=None) -> TokenCorpus:
+               sep=None, lines=None) -> TokenCorpus:
     """Read a CoNLL-2000/2002-style file (plain or gzipped) into a :class:`TokenCorpus`.
 
     Parameters
@@ -26,15 +28,18 @@ def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding
         Names of the file's columns, in order; every token line must have exactly this many fields. Use
         ``("form", "pos", "ne")`` for CoNLL-2002 Spanish and ``("form", "ne")`` for the original two-column
         release.
-    label_column : int or str
+    label_column : int, str or None
         The column holding the labels (index into ``columns``, negative counts from the end, or its name). It is
-        removed from the token columns.
+        removed from the token columns. None: the file has no labels (text to tag).
     encoding : str
         Text encoding (the shared copies are UTF-8; the original CoNLL-2002 files are Latin-1).
     name : str, optional
         Corpus name (default: the file name).
     sep : str, optional
         Field separator; default any run of whitespace (spaces in the CoNLL files, tabs accepted too).
+    lines : iterable of (int, str), optional
+        Numbered lines to read instead of the file (see :func:`mmprog.datasets.reading.blocks`); ``path`` then only
+        names the source.
 
     Returns
     -------
@@ -48,11 +53,13 @@ def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding
     DataError
         ``file:line`` of a token line with the wrong number of fields, or bad ``columns``/``label_column``.
     """
-    p = as_path(path)
+    p = as_path(path) if lines is None else Path(str(path))
     columns = tuple(str(c) for c in columns)
-    if len(columns) < 2 or len(set(columns)) != len(columns):
+    if len(columns) < (1 if label_column is None else 2) or len(set(columns)) != len(columns):
         raise fail(p, None, f"columns must name at least two distinct columns (tokens and labels); got {columns}")
-    if isinstance(label_column, str):
+    if label_column is None:
+        lab = None
+    elif isinstance(label_column, str):
         if label_column not in columns:
             raise fail(p, None, f"label_column {label_column!r} is not one of columns {columns}")
         lab = columns.index(label_column)
@@ -60,6 +67,7 @@ def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding
         lab = int(label_column)
         if not -len(columns) <= lab < len(columns):
             raise fail(p, None, f"label_column {label_column} is outside the {len(columns)} columns {columns}")
+    if lab is not None:
         lab %= len(columns)
     keep = [j for j in range(len(columns)) if j != lab]
     names = [columns[j] for j in keep]
@@ -70,10 +78,11 @@ def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding
         if rows:
             cols = list(zip(*rows))
             sentences.append({names[a]: list(cols[j]) for a, j in enumerate(keep)})
-            labels.append(list(cols[lab]))
+            if lab is not None:
+                labels.append(list(cols[lab]))
             starts.append(first_line)
 
-    for block in blocks(p, encoding):
+    for block in blocks(p, encoding, lines=lines):
         rows, first = [], block[0][0]
         for k, text in block:
             fields = text.split(sep)
@@ -88,7 +97,8 @@ def load_conll(path, columns=("form", "pos", "chunk"), label_column=-1, encoding
         flush(rows, first)
     if not sentences:
         raise fail(p, None, "no sentences found (expected one token per line, blank lines between sentences)")
-    corpus = TokenCorpus(sentences, labels, columns=names, label_column=columns[lab],
+    corpus = TokenCorpus(sentences, labels if lab is not None else None, columns=names,
+                         label_column=columns[lab] if lab is not None else None,
                          name=name if name is not None else p.name, source_lines=starts)
     corpus.info["source"] = str(p)
     return corpus

@@ -113,7 +113,7 @@ def iter_lines(path, encoding="utf-8"):
                             ) from None
 
 
-def blocks(path, encoding="utf-8", comment=None):
+def blocks(path, encoding="utf-8", comment=None, lines=None):
     """Yield blank-line separated blocks of a text file as lists of ``(line_number, text)``.
 
     Parameters
@@ -124,6 +124,9 @@ def blocks(path, encoding="utf-8", comment=None):
         Text encoding.
     comment : str, optional
         Lines starting with this prefix are dropped (they neither start nor end a block).
+    lines : iterable of (int, str), optional
+        Numbered lines to read instead of the file (a stream, e.g. standard input read piece by piece); ``path``
+        then only names the source in messages.
 
     Yields
     ------
@@ -132,7 +135,7 @@ def blocks(path, encoding="utf-8", comment=None):
         as blank.
     """
     current = []
-    for k, text in iter_lines(path, encoding):
+    for k, text in (iter_lines(path, encoding) if lines is None else lines):
         if comment is not None and text.startswith(comment):
             continue
         if text.strip() == "":

@@ -21,7 +21,8 @@ from .synthetic import sparse_sets, synthetic_chain, synthetic_hierarchy, tiny_c
 from .treebank import load_conllu, load_conllx, load_malt_tab
 from .tsv import load_tsv
 
-__all__ = ["LOADERS", "DATA_FOLDERS", "load_spec", "describe_loaders", "default_data_root", "resolve_path"]
+__all__ = ["LOADERS", "DATA_FOLDERS", "load_spec", "parse_spec", "describe_loaders", "default_data_root",
+           "resolve_path"]
 
 #: name -> (callable, one-line description, whether it takes a path)
 LOADERS = {
@@ -129,6 +130,15 @@ def load_spec(spec: str, data_root=None):
     DataError
         From the loader (file and line).
     """
+    func, args, kwargs = parse_spec(spec, data_root)
+    return func(*args, **kwargs)
+
+
+def parse_spec(spec: str, data_root=None, path_ok=None):
+    """The loader, positional arguments (the resolved path) and keyword arguments of a data spec, unread.
+
+    ``path_ok(path)`` may accept a path that is not a file (the command line's ``-`` for standard input).
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise ParameterError(f"data spec must be a non-empty string like 'ocr:PATH' or 'synthetic:seed=0'; "
                              f"got {spec!r}")
@@ -142,10 +152,11 @@ def load_spec(spec: str, data_root=None):
     if takes_path:
         if not parts or not parts[0].strip() or "=" in parts[0]:
             raise ParameterError(f"{name} reads a file: write the spec as '{name}:PATH[,key=value,...]'; got {spec!r}")
-        args.append(resolve_path(parts.pop(0).strip(), data_root))
+        raw = parts.pop(0).strip()
+        args.append(raw if path_ok is not None and path_ok(raw) else resolve_path(raw, data_root))
     params = inspect.signature(func).parameters
     # return_truth would change the return type; a spec always yields the data alone
-    allowed = [k for k in params if not (takes_path and k == "path") and k != "return_truth"]
+    allowed = [k for k in params if not (takes_path and k == "path") and k not in ("return_truth", "lines")]
     kwargs = {}
     for part in parts:
         key, eq, val = part.partition("=")
@@ -155,7 +166,7 @@ def load_spec(spec: str, data_root=None):
         if key not in allowed:
             raise ParameterError(f"{name} has no parameter {key!r} (in spec {spec!r}); it takes: {', '.join(allowed)}")
         kwargs[key] = _value(val.strip())
-    return func(*args, **kwargs)
+    return func, args, kwargs
 
 
 def describe_loaders() -> list[dict]:
@@ -163,7 +174,7 @@ def describe_loaders() -> list[dict]:
     ``"generator"``), ``usage`` (the spec syntax), ``description`` and ``options`` (the keyword parameters)."""
     rows = []
     for name, (func, desc, takes_path) in LOADERS.items():
-        opts = [k for k in inspect.signature(func).parameters if k not in ("path", "return_truth")]
+        opts = [k for k in inspect.signature(func).parameters if k not in ("path", "return_truth", "lines")]
         usage = f"{name}:PATH[,key=value,...]" if takes_path else f"{name}[:key=value,...]"
         rows.append({"name": name, "kind": "file" if takes_path else "generator", "usage": usage,
                      "description": desc, "options": opts})

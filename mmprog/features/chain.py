@@ -154,18 +154,38 @@ class ChainFeatureMap:
             raise DataError(f"dataset has {dataset.n_features} input features but the feature map expects "
                             f"{self.n_features}; build the map from the training data's feature extractor")
         lengths = np.asarray(dataset.lengths, dtype=np.int64)
-        n = len(lengths)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
         if any(sp.issparse(x) for x in dataset.X):
             X = sp.vstack([sp.csr_matrix(x) for x in dataset.X], format="csr", dtype=np.float64)
         else:
             X = np.ascontiguousarray(np.vstack(dataset.X), dtype=np.float64)
+        return self.prepare_stacked(X, lengths, dataset.Y)
+
+    def prepare_stacked(self, X, lengths, Y=None):
+        """:meth:`prepare` from the token rows of all examples already stacked (what a template extractor builds in
+        one piece, so tagging need not split and re-stack it).
+
+        Parameters
+        ----------
+        X : scipy.sparse.csr_matrix or ndarray, shape (N_tokens, d)
+        lengths : ndarray of int, shape (n,)
+        Y : list of int arrays, optional
+            Gold labels (−1 = unobserved); default none observed.
+        """
+        if X.shape[1] != self.n_features:
+            raise DataError(f"the token rows have {X.shape[1]} input features but the feature map expects "
+                            f"{self.n_features}")
+        lengths = np.asarray(lengths, dtype=np.int64)
+        n = len(lengths)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
         T = int(lengths.max()) if n else 0
         gold = np.full((n, T), -1, dtype=np.int64)
         pos = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
         ex = np.repeat(np.arange(n), lengths)
-        y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in dataset.Y]) if n else np.zeros(0, np.int64)
+        if Y is None:
+            y_all = np.full(int(offsets[-1]), -1, dtype=np.int64)
+        else:
+            y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y]) if n else np.zeros(0, np.int64)
         if np.any(y_all >= self.n_labels):
             raise DataError(f"dataset has labels ≥ {self.n_labels}, more than the feature map's n_labels")
         gold[ex, pos] = y_all

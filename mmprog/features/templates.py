@@ -23,18 +23,65 @@ collide there; here the value tuple is the identity, so they are two features.
 from __future__ import annotations
 
 import re
-from itertools import combinations, permutations
+from itertools import combinations, permutations, repeat
 
 import numpy as np
 import scipy.sparse as sp
 
 from mmprog.exceptions import DataError, ModelFileError, ParameterError
 
-__all__ = ["TemplateExtractor", "PRESETS", "parse_template"]
+__all__ = ["TemplateExtractor", "PRESETS", "DERIVED", "parse_template"]
 
-_MACRO = re.compile(r"%x\[\s*(-?\d+)\s*,\s*(\d+)\s*\]")
+_MACRO = re.compile(r"%x\[\s*(-?\d+)\s*,\s*(\d+)(?::([a-z0-9]+))?\s*\]")
 # keys stay below 2**62 so that key * radix + id never overflows int64
 _KEY_LIMIT = 1 << 62
+# a template whose keys lie below this keeps a dense key -> feature table (4 or 8 bytes per key)
+_TABLE_LIMIT = 1 << 22
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# derived token columns
+# ----------------------------------------------------------------------------------------------------------------------
+
+def _shape(w: str) -> str:
+    # one symbol per character: X upper, x lower, d digit, the character itself otherwise ("Xxxx", "dd-dd")
+    return "".join("X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch for ch in w)
+
+
+def _short_shape(w: str) -> str:
+    # runs of one symbol collapsed ("Xx", "d-d"): the shape of long and short words of one kind agree
+    s = _shape(w)
+    return "".join(ch for k, ch in enumerate(s) if k == 0 or ch != s[k - 1])
+
+
+def _flag(pred):
+    return lambda w: "1" if pred(w) else "0"
+
+
+#: Derived token columns, addressed in a template as ``%x[r,c:NAME]`` (column ``c`` passed through NAME): lower-cased
+#: form, word shape (``Xxxx``, ``dd-dd``) and its collapsed form (``Xx``, ``d-d``), prefixes and suffixes of 1–4
+#: characters (the whole value when shorter), and the 0/1 flags is-title, is-upper, is-digit, has-hyphen. ``pre2`` of
+#: the POS column is the POS prefix of the CoNLL systems. Each is computed once per distinct value of the column.
+DERIVED = {
+    "lower": str.lower,
+    "shape": _shape,
+    "sshape": _short_shape,
+    **{f"pre{k}": (lambda k: lambda w: w[:k])(k) for k in range(1, 5)},
+    **{f"suf{k}": (lambda k: lambda w: w[-k:])(k) for k in range(1, 5)},
+    "title": _flag(str.istitle),
+    "upper": _flag(str.isupper),
+    "digit": _flag(str.isdigit),
+    "hyphen": _flag(lambda w: "-" in w),
+}
+
+
+def _column_index(ckey) -> int:
+    """Base column index of a column key (``2`` or ``"2:suf3"``)."""
+    return ckey if isinstance(ckey, int) else int(ckey.split(":", 1)[0])
+
+
+def _array_name(ckey) -> str:
+    return str(ckey).replace(":", "_")
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -86,13 +133,40 @@ def _ner_templates() -> list[str]:
     return [f"U{k:03d}:{x}" for k, x in enumerate(t)] + ["B"]
 
 
+def _rich_templates() -> list[str]:
+    """The ``"rich"`` set for word/POS data (column 0 = word, 1 = POS): the token features of strong CoNLL taggers.
+
+    Each line is one template group (so MTL weighs, and can switch off, each kind of evidence): the word and its
+    lower-cased neighbours in [−2, 2] and their bigrams, word shape and collapsed shape in [−1, 1], prefixes and
+    suffixes of 1–4 characters, neighbours' 3-suffixes, the case/digit/hyphen flags and the title pattern of the
+    window, POS in [−2, 2] with its bigrams and trigram, the 2-letter POS prefix in [−1, 1], word/POS, and B. It
+    contains the sklearn-crfsuite tutorial's features (lower-cased word, 2/3-suffixes, is-upper/title/digit, POS and
+    its prefix, the same for the neighbours) as a subset.
+    """
+    t = ["Uw:%x[0,0]"]
+    t += [f"Ulow[{r}]:%x[{r},0:lower]" for r in range(-2, 3)]
+    t += ["Ulow[-1,0]:%x[-1,0:lower]/%x[0,0:lower]", "Ulow[0,1]:%x[0,0:lower]/%x[1,0:lower]"]
+    t += [f"Ushape[{r}]:%x[{r},0:shape]" for r in range(-1, 2)]
+    t += ["Usshape[0]:%x[0,0:sshape]", "Usshape[-1,0,1]:%x[-1,0:sshape]/%x[0,0:sshape]/%x[1,0:sshape]"]
+    t += [f"Upre{k}:%x[0,0:pre{k}]" for k in range(1, 5)] + [f"Usuf{k}:%x[0,0:suf{k}]" for k in range(1, 5)]
+    t += ["Usuf3[-1]:%x[-1,0:suf3]", "Usuf3[1]:%x[1,0:suf3]"]
+    t += ["Utitle:%x[0,0:title]", "Uupper:%x[0,0:upper]", "Udigit:%x[0,0:digit]", "Uhyphen:%x[0,0:hyphen]",
+          "Utitle[-1,0,1]:%x[-1,0:title]/%x[0,0:title]/%x[1,0:title]", "Uupper[-1,1]:%x[-1,0:upper]/%x[1,0:upper]"]
+    t += [f"Upos[{r}]:%x[{r},1]" for r in range(-2, 3)]
+    t += ["Upos[-1,0]:%x[-1,1]/%x[0,1]", "Upos[0,1]:%x[0,1]/%x[1,1]", "Upos[-1,0,1]:%x[-1,1]/%x[0,1]/%x[1,1]"]
+    t += [f"Upos2[{r}]:%x[{r},1:pre2]" for r in range(-1, 2)]
+    t += ["Ulowpos:%x[0,0:lower]/%x[0,1]"]
+    return t + ["B"]
+
+
 #: Named template sets: ``"tp1"`` and ``"tp2"`` (Chinese word segmentation, Table 2 of Mao & Tsang; one column, the
 #: character) and ``"ner"`` (their 134-template NER set; columns word, POS — see :func:`_ner_templates` for how the
-#: count is reached).
+#: count is reached), and ``"rich"`` (word/POS data with derived columns: :func:`_rich_templates`).
 PRESETS: dict[str, list[str]] = {
     "tp1": _cws_unigram_templates(extra_bigrams=False),
     "tp2": _cws_unigram_templates(extra_bigrams=True),
     "ner": _ner_templates(),
+    "rich": _rich_templates(),
 }
 
 
@@ -114,19 +188,27 @@ def parse_template(line: str):
         ``"U"`` or ``"B"``.
     name : str
         The template id: the text before the first ``:`` (the whole line if there is none).
-    macros : list of (int, int)
-        (row offset, column) of each ``%x[r,c]``, in order.
+    macros : list of (int, int or str)
+        (row offset, column key) of each ``%x[r,c]``, in order; the key is the column index ``c``, or ``"c:NAME"``
+        for ``%x[r,c:NAME]``, column ``c`` through the derived column NAME of :data:`DERIVED`.
     pieces : list of str
         The literal text around the macros (len(macros) + 1 pieces), to rebuild CRF++ feature strings.
     """
     text = line.strip()
     if not text or text[0] not in "UB":
         raise ParameterError(f"template {line!r} must start with U (unigram) or B (bigram), as in CRF++")
-    macros = [(int(m.group(1)), int(m.group(2))) for m in _MACRO.finditer(text)]
-    pieces = _MACRO.split(text)[::3]
+    macros = []
+    for m in _MACRO.finditer(text):
+        c, op = int(m.group(2)), m.group(3)
+        if op is not None and op not in DERIVED:
+            raise ParameterError(f"template {line!r}: derived column {op!r} is not one of {', '.join(DERIVED)}")
+        macros.append((int(m.group(1)), c if op is None else f"{c}:{op}"))
+    pieces = _MACRO.split(text)[::4]
     if "%x" in "".join(pieces):
         raise ParameterError(f"template {line!r} has a malformed macro; write %x[row,column], e.g. %x[-1,0]")
-    name = text.split(":", 1)[0]
+    # the id ends at the first ':' before any macro (a derived column's macro holds a ':' of its own)
+    head = text.split("%x", 1)[0]
+    name = head.split(":", 1)[0] if ":" in head else text
     return text[0], name, macros, pieces
 
 
@@ -153,6 +235,7 @@ class _Template:
         self.counts = None        # (d_j,) training counts
         self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
         self.bound = 1            # keys lie in [0, bound)
+        self.table = None         # dense key -> feature lookup, built on first transform
 
     def compute_keys(self, atoms, radices, fitting, n):
         """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
@@ -168,6 +251,10 @@ class _Template:
         n : int
             Number of tokens (a template without macros, a bias, has key 0 everywhere).
         """
+        if not fitting and len(atoms) == 1 and (not self.recode or self.recode[0] is None):
+            # one macro, no re-indexing: the key is the value id itself (already -1 where unknown)
+            self.bound = radices[0]
+            return atoms[0]
         key = np.zeros(n, dtype=np.int64)
         bad = np.zeros(n, dtype=bool)
         bound = 1
@@ -275,14 +362,107 @@ class TemplateExtractor:
         return data.sentences if hasattr(data, "sentences") else data
 
     def _columns_used(self):
-        return sorted({c for t in self._unigram for _, c in t.macros})
+        """Column keys the templates read (base indices and derived ``"c:NAME"`` keys)."""
+        return sorted({c for t in self._unigram for _, c in t.macros}, key=str)
 
-    def _flat_columns(self, sentences):
-        """Lengths (n_sent,) and, per used column index, the list of all values in corpus order."""
+    def _ids(self, sentences, fitting):
+        """Lengths (n_sent,) and the value id of every token in every used column (-1 = unseen in training).
+
+        Each base column is read once into ids over its distinct values; a derived column is its function applied
+        to those distinct values (not to every token), looked up in (or, when fitting, added to) its vocabulary.
+        """
+        lens, values = self._flat_columns(sentences, self._base_columns())
+        return lens, self._ids_of_values(values, fitting)
+
+    def _base_columns(self):
+        return sorted({_column_index(c) for c in self._columns_used()})
+
+    def _ids_of_values(self, values, fitting):
+        used = self._columns_used()
+        ids = {}
+        for b, vals in values.items():
+            if not fitting:
+                ids.update(self._memo_ids(b, vals))
+                continue
+            local = {}
+            tok = np.fromiter((local.setdefault(v, len(local)) for v in vals), dtype=np.int64, count=len(vals))
+            distinct = list(local)
+            for ckey in used:
+                if _column_index(ckey) != b:
+                    continue
+                f = DERIVED[ckey.split(":", 1)[1]] if isinstance(ckey, str) else None
+                derived = distinct if f is None else [f(v) for v in distinct]
+                d = self._vocab.setdefault(ckey, {})
+                lut = np.fromiter((d.setdefault(v, len(d)) for v in derived), dtype=np.int64, count=len(derived))
+                ids[ckey] = lut[tok] if lut.shape[0] else np.zeros(0, np.int64)
+        return ids
+
+    # a value's ids in every column key derived from its base column are computed once and remembered (tagging
+    # streams meet the same words again and again); the memo is emptied when it grows past this many values
+    _MEMO_LIMIT = 2_000_000
+
+    def _memo_ids(self, b, vals):
+        """Ids of the tokens ``vals`` of base column ``b`` in each of its column keys: {ckey: (N,) int64}.
+
+        The memo maps a value to a row of ``_memo_table[b]`` (its id in every key of column b); values not in it
+        are computed (derived functions, vocabulary look-ups) once and appended.
+        """
+        keys = [c for c in self._columns_used() if _column_index(c) == b]
+        memos = self.__dict__.setdefault("_memo", {})
+        tables = self.__dict__.setdefault("_memo_table", {})
+        memo = memos.get(b)
+        if memo is None or len(memo) > self._MEMO_LIMIT:
+            memo = memos[b] = {}
+            tables[b] = np.zeros((0, len(keys)), dtype=np.int64)
+        n = len(vals)
+        # map(dict.get, ...) runs the look-ups in C, without a Python frame per token
+        row = np.fromiter(map(memo.get, vals, repeat(-1)), dtype=np.int64, count=n)
+        miss = np.flatnonzero(row < 0)
+        if miss.size:
+            new = list(dict.fromkeys(vals[i] for i in miss.tolist()))
+            cols = []
+            for ckey in keys:
+                f = DERIVED[ckey.split(":", 1)[1]] if isinstance(ckey, str) else None
+                d = self._vocab[ckey]
+                cols.append(np.fromiter((d.get(v if f is None else f(v), -1) for v in new), dtype=np.int64,
+                                        count=len(new)))
+            base = tables[b].shape[0]
+            tables[b] = np.concatenate([tables[b], np.stack(cols, axis=1).reshape(len(new), len(keys))])
+            memo.update(zip(new, range(base, base + len(new))))
+            row[miss] = np.fromiter(map(memo.__getitem__, (vals[i] for i in miss.tolist())), dtype=np.int64,
+                                    count=miss.size)
+        L = tables[b]
+        return {c: L[row, j] for j, c in enumerate(keys)}
+
+    def transform_columns(self, values, lengths, dtype=np.float64):
+        """Input features of many sentences at once, from their token columns flattened in corpus order.
+
+        Parameters
+        ----------
+        values : dict int -> list of str
+            For every base column index the templates read (see :meth:`base_columns`), the values of all tokens.
+        lengths : ndarray of int, shape (n_sent,)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (sum(lengths), d)
+            The rows of :meth:`transform`'s matrices, stacked.
+        """
+        self._check_fitted()
+        lens = np.asarray(lengths, dtype=np.int64)
+        if lens.size and lens.min() < 1:
+            raise DataError("empty sentence in the batch; every sentence needs at least one token")
+        return self._stacked(lens, self._ids_of_values(values, fitting=False), dtype)
+
+    def base_columns(self):
+        """Indices of the columns (of ``columns_``) the templates read, plain or derived."""
+        return self._base_columns()
+
+    def _flat_columns(self, sentences, used):
+        """Lengths (n_sent,) and, per base column index in ``used``, the list of all values in corpus order."""
         if len(sentences) == 0:
             raise DataError("no sentences given; pass at least one sentence")
         cols = self.columns_
-        used = self._columns_used()
         lens = np.empty(len(sentences), dtype=np.int64)
         for i, s in enumerate(sentences):
             if not isinstance(s, dict):
@@ -313,14 +493,23 @@ class TemplateExtractor:
         n_of = np.repeat(lens, lens)
         K = self._K
         cache = {}   # templates share macros (the NER set has 14 distinct ones for 133 templates)
+        shifts = {}  # per row offset r: source token, and the tokens whose row falls outside with their symbol
+
+        def shift(r):
+            if r not in shifts:
+                q = pos + r
+                out_at = np.flatnonzero((q < 0) | (q >= n_of))
+                qo, no = q[out_at], n_of[out_at]
+                # _B-k is id V + k - 1, _B+k is id V + K + k - 1 (k = how far outside the sentence): offsets from V
+                shifts[r] = (np.clip(tok + r, 0, N - 1), out_at, np.where(qo < 0, -qo - 1, K + qo - no))
+            return shifts[r]
 
         def atom(r, c):
             if (r, c) not in cache:
-                V = self._vocab_size[c]
-                q = pos + r
-                src = np.clip(tok + r, 0, N - 1)
-                # _B-k is id V + k - 1, _B+k is id V + K + k - 1 (k = how far outside the sentence)
-                cache[r, c] = np.where(q < 0, V - q - 1, np.where(q >= n_of, V + K + q - n_of, ids[c][src]))
+                src, out_at, sym = shift(r)
+                a = ids[c][src]
+                a[out_at] = self._vocab_size[c] + sym
+                cache[r, c] = a
             return cache[r, c]
 
         out = []
@@ -352,20 +541,14 @@ class TemplateExtractor:
             self.columns_ = list(getattr(sentences, "columns", None) or sentences[0].keys())
         for t in self._unigram:
             for r, c in t.macros:
-                if c >= len(self.columns_):
+                if _column_index(c) >= len(self.columns_):
                     raise ParameterError(f"template {t.line!r} uses column {c} but there are only "
                                          f"{len(self.columns_)} columns {self.columns_}; pass columns= or fix it")
         sentences = self._sentences(sentences)
         self._K = max([abs(r) for t in self._unigram for r, _ in t.macros] + [1])
-        lens, values = self._flat_columns(sentences)
         self._vocab = {}
-        self._vocab_list = {}
-        ids = {}
-        for c, vals in values.items():
-            d = {}
-            ids[c] = np.fromiter((d.setdefault(v, len(d)) for v in vals), dtype=np.int64, count=len(vals))
-            self._vocab[c] = d
-            self._vocab_list[c] = list(d)
+        lens, ids = self._ids(sentences, fitting=True)
+        self._vocab_list = {c: list(d) for c, d in self._vocab.items()}
         self._vocab_size = {c: len(d) for c, d in self._vocab.items()}
         keys = self._atoms(lens, ids, fitting=True)
         offsets = [0]
@@ -373,6 +556,7 @@ class TemplateExtractor:
             u, cnt = np.unique(k[k >= 0], return_counts=True)
             keep = cnt >= self.min_count
             t.keys, t.counts = u[keep], cnt[keep]
+            t.table = None
             offsets.append(offsets[-1] + t.keys.shape[0])
         self._offsets = np.asarray(offsets, dtype=np.int64)
         self.n_features_ = int(self._offsets[-1])
@@ -405,11 +589,7 @@ class TemplateExtractor:
         """
         self._check_fitted()
         sentences = self._sentences(sentences)
-        lens, values = self._flat_columns(sentences)
-        ids = {}
-        for c, vals in values.items():
-            d = self._vocab[c]
-            ids[c] = np.fromiter((d.get(v, -1) for v in vals), dtype=np.int64, count=len(vals))
+        lens, ids = self._ids(sentences, fitting=False)
         X = self._stacked(lens, ids, dtype)
         bounds = np.concatenate([[0], np.cumsum(lens)])
         return [_csr_rows(X, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
@@ -424,11 +604,19 @@ class TemplateExtractor:
             d_j = t.keys.shape[0]
             if d_j == 0:
                 continue
-            if t.bound <= max(1 << 22, 4 * N):
-                # small key space: a dense lookup table beats binary search
-                table = np.full(t.bound + 1, -1, dtype=np.int64)
+            table = t.table
+            if table is None and t.bound <= _TABLE_LIMIT:
+                # small key space: a dense lookup table beats binary search; built once and kept (tagging calls
+                # transform again and again)
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
                 table[t.keys] = np.arange(d_j) + self._offsets[j]
+                t.table = table
+            if table is not None:
                 cols[:, j] = table[k]        # k = -1 reads table[-1] = -1
+            elif t.bound <= 4 * N:
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
+                table[t.keys] = np.arange(d_j) + self._offsets[j]
+                cols[:, j] = table[k]
             else:
                 pos = np.minimum(np.searchsorted(t.keys, k), d_j - 1)
                 found = (k >= 0) & (t.keys[pos] == k)
@@ -523,7 +711,7 @@ class TemplateExtractor:
         js["label_names"] = self.label_names_
         arrays = {}
         for c in self._vocab_list:
-            arrays[f"vocab_{c}"] = np.array(self._vocab_list[c], dtype=str)
+            arrays[f"vocab_{_array_name(c)}"] = np.array(self._vocab_list[c], dtype=str)
         for j, t in enumerate(self._unigram):
             arrays[f"keys_{j}"] = t.keys
             arrays[f"counts_{j}"] = t.counts
@@ -541,7 +729,7 @@ class TemplateExtractor:
             ex._K = int(js["K"])
             ex._vocab_list, ex._vocab = {}, {}
             for c in ex._columns_used():
-                vals = [str(v) for v in arrays[f"vocab_{c}"]]
+                vals = [str(v) for v in arrays[f"vocab_{_array_name(c)}"]]
                 ex._vocab_list[c] = vals
                 ex._vocab[c] = {v: k for k, v in enumerate(vals)}
             ex._vocab_size = {c: len(v) for c, v in ex._vocab_list.items()}

@@ -1,0 +1,196 @@
+"""``python -m mmprog.bench crf``: mmprog against CRFsuite on the same CoNLL files, in one run.
+
+CRFsuite (python-crfsuite, the ``bench`` extra) is trained as in the sklearn-crfsuite tutorial: L-BFGS with
+c1 = c2 = 0.1, 100 iterations, all possible transitions, and the tutorial's token features (lower-cased word, 2- and
+3-letter suffixes, is-upper / is-title / is-digit, POS and its 2-letter prefix, the same for the neighbours,
+BOS/EOS). mmprog is trained by its own command line (``mmprog train --templates ...``; default the ``rich`` preset
+with the 1-slack structural SVM). Each system runs in a child process of its own, so the peak resident memory printed
+is that system's alone (``os.wait4``); training time is wall-clock seconds of the fit (CRFsuite: ``Trainer.train``;
+mmprog: feature extraction and the cutting-plane loop). Both are scored by :func:`mmprog.metrics.chunk_prf`
+(conlleval).
+
+Examples::
+
+    python -m mmprog.bench crf --task esp
+    python -m mmprog.bench crf --task chunk --mmprog-args "--C 1 --eps 0.5 --drop-after 50"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+TASKS = {
+    # name: (columns, train, tests)
+    "esp": ("form/pos/ne", "conll2002/esp.train.gz", {"testa": "conll2002/esp.testa.gz",
+                                                     "testb": "conll2002/esp.testb.gz"}),
+    "chunk": ("form/pos/chunk", "conll2000/train.txt.gz", {"test": "conll2000/test.txt.gz"}),
+}
+
+DEFAULT_MMPROG_ARGS = "--templates rich --program m3n --slack one --C 1 --eps 0.5 --drop-after 50 --max-iter 2000"
+
+
+def word2features(sent, i):
+    """The sklearn-crfsuite tutorial's features of token ``i`` of ``sent`` (list of (word, POS))."""
+    word, pos = sent[i]
+    f = {"bias": 1.0, "word.lower()": word.lower(), "word[-3:]": word[-3:], "word[-2:]": word[-2:],
+         "word.isupper()": word.isupper(), "word.istitle()": word.istitle(), "word.isdigit()": word.isdigit(),
+         "postag": pos, "postag[:2]": pos[:2]}
+    if i > 0:
+        w1, p1 = sent[i - 1]
+        f.update({"-1:word.lower()": w1.lower(), "-1:word.istitle()": w1.istitle(), "-1:word.isupper()": w1.isupper(),
+                  "-1:postag": p1, "-1:postag[:2]": p1[:2]})
+    else:
+        f["BOS"] = True
+    if i < len(sent) - 1:
+        w1, p1 = sent[i + 1]
+        f.update({"+1:word.lower()": w1.lower(), "+1:word.istitle()": w1.istitle(), "+1:word.isupper()": w1.isupper(),
+                  "+1:postag": p1, "+1:postag[:2]": p1[:2]})
+    else:
+        f["EOS"] = True
+    return f
+
+
+def sent2features(corpus, k):
+    s = corpus.sentences[k]
+    pairs = list(zip(s["form"], s["pos"]))
+    return [word2features(pairs, i) for i in range(len(pairs))]
+
+
+def run_crfsuite(task, root, limit=None, c1=0.1, c2=0.1, max_iter=100):
+    """Train and test CRFsuite in this process; returns the JSON-able record."""
+    import pycrfsuite
+
+    from ..datasets import load_conll
+    from ..metrics import chunk_prf
+    cols, train_path, tests = TASKS[task]
+    cols = tuple(cols.split("/"))
+    train = load_conll(os.path.join(root, train_path), columns=cols)
+    if limit:
+        train = train.subset(list(range(min(limit, len(train)))))
+    t0 = time.perf_counter()
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for k in range(len(train)):
+        trainer.append(sent2features(train, k), train.labels[k])
+    trainer.set_params({"c1": c1, "c2": c2, "max_iterations": max_iter, "feature.possible_transitions": True})
+    feature_seconds = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.crfsuite")
+        t1 = time.perf_counter()
+        trainer.train(path)
+        train_seconds = time.perf_counter() - t1
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        rec = {"system": f"CRFsuite (L-BFGS, c1={c1}, c2={c2}, {max_iter} it., tutorial features)",
+               "train_seconds": round(train_seconds + feature_seconds, 2), "n_iter": max_iter}
+        for name, p in tests.items():
+            te = load_conll(os.path.join(root, p), columns=cols)
+            pred = [tagger.tag(sent2features(te, k)) for k in range(len(te))]
+            sc = chunk_prf(list(te.labels), pred)
+            rec[name] = {"precision": 100 * sc.precision, "recall": 100 * sc.recall, "f1": 100 * sc.f1}
+        rec["n_features"] = len(tagger.info().attributes)
+    return rec
+
+
+def _run_child(argv):
+    # Popen.communicate reaps the child, so take its rusage through wait4 ourselves
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out_chunks, err_chunks = [], []
+    import threading
+
+    def pump(stream, sink):
+        for line in stream:
+            sink.append(line)
+    threads = [threading.Thread(target=pump, args=(proc.stdout, out_chunks)),
+               threading.Thread(target=pump, args=(proc.stderr, err_chunks))]
+    for t in threads:
+        t.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    for t in threads:
+        t.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        tail = "".join(err_chunks).strip().splitlines()[-1:] or ["(no message)"]
+        raise RuntimeError(f"child exited {proc.returncode}: {tail[0]}")
+    return "".join(out_chunks), usage.ru_maxrss / 1024, time.perf_counter() - t0
+
+
+def run_mmprog(task, root, mmprog_args, limit=None, save=None):
+    """Train and test mmprog through its command line in a child process; returns the record."""
+    from ..datasets import load_conll
+    from ..metrics import chunk_prf
+    cols, train_path, tests = TASKS[task]
+    with tempfile.TemporaryDirectory() as d:
+        train_file = os.path.join(root, train_path)
+        if limit:
+            tr = load_conll(train_file, columns=tuple(cols.split("/")))
+            train_file = os.path.join(d, "train.txt")
+            with open(train_file, "w", encoding="utf-8") as fh:
+                for k in range(min(limit, len(tr))):
+                    s = tr.sentences[k]
+                    for row in zip(*[s[c] for c in tr.columns], tr.labels[k]):
+                        fh.write(" ".join(row) + "\n")
+                    fh.write("\n")
+        model = save or os.path.join(d, "model")
+        argv = [sys.executable, "-m", "mmprog.cli", "train", "--data", f"conll:{train_file},columns={cols}",
+                "--out", model, "--json"] + shlex.split(mmprog_args)
+        out, peak_mb, _ = _run_child(argv)
+        summary = json.loads(out)
+        rec = {"system": f"mmprog {mmprog_args}", "train_seconds": summary["train_seconds"], "peak_mb": round(peak_mb),
+               "n_iter": summary["n_iter"], "termination": summary["termination"],
+               "n_features": summary["n_input_features"]}
+        import mmprog
+        from ..tagging import predict_tags
+        pred = mmprog.load(model)
+        for name, p in tests.items():
+            te = load_conll(os.path.join(root, p), columns=tuple(cols.split("/")))
+            sc = chunk_prf(list(te.labels), predict_tags(pred, te))
+            rec[name] = {"precision": 100 * sc.precision, "recall": 100 * sc.recall, "f1": 100 * sc.f1}
+    return rec
+
+
+def main(argv=None):
+    from ..datasets.registry import default_data_root
+    ap = argparse.ArgumentParser(prog="python -m mmprog.bench crf", description=__doc__.splitlines()[0])
+    ap.add_argument("--task", choices=sorted(TASKS), default="esp")
+    ap.add_argument("--data-root", default=None, help="folder with conll2000/ and conll2002/ (default: the shared "
+                    "data root)")
+    ap.add_argument("--mmprog-args", default=DEFAULT_MMPROG_ARGS, help="options of `mmprog train` (quoted)")
+    ap.add_argument("--limit", type=int, default=None, help="train on the first N sentences only (quick runs)")
+    ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
+    ap.add_argument("--save-model", default=None, metavar="PATH", help="keep mmprog's model as PATH.json/.npz (for "
+                    "`python -m mmprog.bench tag --model PATH`)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    root = args.data_root or str(default_data_root())
+    rows = []
+    if args.skip != "crfsuite":
+        code = (f"import json; from mmprog.bench.crf import run_crfsuite; "
+                f"print(json.dumps(run_crfsuite({args.task!r}, {root!r}, {args.limit!r})))")
+        try:
+            out, peak, _ = _run_child([sys.executable, "-c", code])
+        except RuntimeError as e:
+            print(f"mmprog.bench crf: CRFsuite failed ({e}); install the bench extra (python-crfsuite)",
+                  file=sys.stderr)
+            return 2
+        rec = json.loads(out)
+        rec["peak_mb"] = round(peak)
+        rows.append(rec)
+    if args.skip != "mmprog":
+        rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit, args.save_model))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    tests = list(TASKS[args.task][2])
+    head = f"{'system':<78} {'train s':>8} {'peak MB':>8} " + " ".join(f"{t + ' P/R/F1':>22}" for t in tests)
+    print(head)
+    for r in rows:
+        prf = " ".join(f"{r[t]['precision']:6.2f}/{r[t]['recall']:6.2f}/{r[t]['f1']:6.2f}".rjust(22) for t in tests)
+        print(f"{r['system'][:78]:<78} {r['train_seconds']:>8.1f} {r['peak_mb']:>8} {prf}")
+    return 0
