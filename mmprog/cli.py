@@ -45,7 +45,8 @@ def cmd_train(args):
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
                      solve_time_limit=args.solve_time_limit, checkpoint=checkpoint,
-                     checkpoint_every=args.checkpoint_every, resume=args.resume, **extra)
+                     checkpoint_every=args.checkpoint_every, resume=args.resume, stabilise=args.stabilise,
+                     inout_weight=args.inout_weight, gap_tol=args.gap_tol, **extra)
     out = res.summary()
     # the model first: an interrupted fit must leave its best point on disk before anything else can go wrong
     if args.out:
@@ -161,6 +162,13 @@ def build_parser():
                    help="keep the working set and iterate in PATH.npz (atomic writes); written every "
                         "--checkpoint-every rounds and when the fit is interrupted or stopped by a limit")
     p.add_argument("--checkpoint-every", type=int, default=None, metavar="N")
+    p.add_argument("--stabilise", default=None, choices=["in-out"],
+                   help="separate at a point between the best point so far and the master's (in-out); the master "
+                        "and its optimum are unchanged")
+    p.add_argument("--inout-weight", type=float, default=0.5, metavar="LAMBDA",
+                   help="weight of the best point in the in-out separation point, in [0, 1) (default 0.5)")
+    p.add_argument("--gap-tol", type=float, default=None,
+                   help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
     p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
