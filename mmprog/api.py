@@ -10,7 +10,7 @@ from .programs import get_program
 def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
-        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.5, gap_tol=None, **program_params):
+        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, gap_tol=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -56,7 +56,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Separate at a point between the best point so far and the master's point (in-out stabilisation of the
         cutting plane; see :func:`mmprog.cutting_plane.run`); the master and its optimum are unchanged.
     inout_weight : float
-        The weight λ of the best point in the in-out separation point (default 0.5).
+        The weight λ of the best point in the in-out separation point (default 0.8, chosen by measurement: see README, Known limits).
     gap_tol : float, optional
         Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
     **program_params

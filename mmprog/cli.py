@@ -165,8 +165,8 @@ def build_parser():
     p.add_argument("--stabilise", default=None, choices=["in-out"],
                    help="separate at a point between the best point so far and the master's (in-out); the master "
                         "and its optimum are unchanged")
-    p.add_argument("--inout-weight", type=float, default=0.5, metavar="LAMBDA",
-                   help="weight of the best point in the in-out separation point, in [0, 1) (default 0.5)")
+    p.add_argument("--inout-weight", type=float, default=0.8, metavar="LAMBDA",
+                   help="weight of the best point in the in-out separation point, in [0, 1) (default 0.8)")
     p.add_argument("--gap-tol", type=float, default=None,
                    help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",

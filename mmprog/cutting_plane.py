@@ -103,7 +103,7 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
         drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
         solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
-        resume=None, stabilise=None, inout_weight=0.5, gap_tol=None):
+        resume=None, stabilise=None, inout_weight=0.8, gap_tol=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -155,7 +155,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         point an upper bound. Kelley's LP points swing from corner to corner of the box the cuts leave open;
         the stabilised points move little, so fewer rounds (and fewer LP rows) reach the same gap.
     inout_weight : float in [0, 1)
-        λ of ``stabilise="in-out"`` (0 is Kelley's method).
+        λ of ``stabilise="in-out"`` (0 is Kelley's method). On OCR100 (P1, n-slack) λ = 0.8 and 0.9 reached the
+        same gap per round, far ahead of 0.5 (gap 0.14 against 0.38 after ~100 rounds).
     gap_tol : float, optional
         Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
         the best full objective and the master's optimum is ≤ ``gap_tol``.
