@@ -262,7 +262,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         log.info("%5s %14s %14s %14s %10s %10s %6s %8s %8s %8s", "iter", "objective", "lower", "upper", "gap",
                  "max viol", "cuts", "oracle", "pyomo", "solver")
         hinge = None
-        w_best = None            # the point of the best full objective (the in-out stability centre)
+        # the in-out stability centre: the point of the best full objective separated in this run (a resumed fit
+        # keeps the saved upper bound but not its point, so the centre restarts from its first separation)
+        w_best, best_value = None, np.inf
         completed = it           # rounds whose master was solved (a resumed fit starts from the saved round)
         while termination is None:
             if interrupts.requested():
@@ -277,16 +279,18 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                     w_sep = inout_weight * w_best + (1.0 - inout_weight) * w
                     cand, hinge_sep = _separate(oracle, slack, w_sep)
                     value = program.objective_at(w_sep, hinge_sep)
-                    if value < upper:
-                        upper, w_best = value, w_sep
+                    upper = min(upper, value)
+                    if value < best_value:
+                        best_value, w_best = value, w_sep
                     viol = cand.violation(w, xi)
                     if (viol > eps).any():
                         new = cand.select(viol > eps)
                 if new is None:
                     cand, hinge = _separate(oracle, slack, w)
                     value = program.objective_at(w, hinge)
-                    if value < upper:
-                        upper, w_best = value, w
+                    upper = min(upper, value)
+                    if value < best_value:
+                        best_value, w_best = value, w
                     if slack == "n":
                         viol = hinge - xi[cand.example]
                         new = cand.select(viol > eps)

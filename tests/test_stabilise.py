@@ -58,3 +58,17 @@ def test_inout_and_kelley_reach_the_same_optimum():
 def test_parameters_are_checked(kw, word):
     with pytest.raises(ParameterError, match=word):
         mmprog.fit(tiny(seed=1), program="l1m3n", **kw)
+
+
+def test_a_resumed_stabilised_fit_reaches_the_enumerated_optimum(tmp_path):
+    ds = tiny(seed=3)
+    C, eps = 0.7, 1e-4
+    opt, _ = solve_full(ds, C, "l1")
+    ck = tmp_path / "p1.npz"
+    first = mmprog.fit(ds, program="l1m3n", C=C, eps=eps, max_iter=2, stabilise="in-out", checkpoint=str(ck))
+    assert first.termination == "max_iter"
+    res = mmprog.fit(ds, eps=eps, resume=str(ck), stabilise="in-out")
+    assert res.termination == "converged"
+    tol = 1e-5 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol <= res.primal_objective + C * len(ds) * eps + 2 * tol
+    assert res.upper_bound >= opt - tol
