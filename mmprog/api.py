@@ -10,7 +10,7 @@ from .programs import get_program
 def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
-        checkpoint_every=None, resume=None, **program_params):
+        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, gap_tol=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -53,6 +53,13 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         A checkpoint to continue from: the program, C, its parameters and the slack form are the checkpoint's
         (giving different ones raises); the data and feature map must be the same (checked by a fingerprint).
         The resumed fit re-solves the saved master and goes on from the saved round.
+    stabilise : {None, "in-out"}, optional
+        Separate at a point between the best point so far and the master's point (in-out stabilisation of the
+        cutting plane; see :func:`mmprog.cutting_plane.run`); the master and its optimum are unchanged.
+    inout_weight : float
+        The weight λ of the best point in the in-out separation point (default 0.8, chosen by measurement: see README, Known limits).
+    gap_tol : float, optional
+        Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
@@ -100,6 +107,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
                   drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                   snapshot_iters=tuple(snapshot_iters))
+        if stabilise is not None:
+            kw.update(stabilise=stabilise, inout_weight=inout_weight)
+        if gap_tol is not None:
+            kw["gap_tol"] = gap_tol
         if solve_time_limit is not None:
             kw["solve_time_limit"] = solve_time_limit
         if checkpoint is not None or ck is not None:

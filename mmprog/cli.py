@@ -157,6 +157,13 @@ def build_parser():
                    help="keep the working set and iterate in PATH.npz (atomic writes); written every "
                         "--checkpoint-every rounds and when the fit is interrupted or stopped by a limit")
     p.add_argument("--checkpoint-every", type=int, default=None, metavar="N")
+    p.add_argument("--stabilise", default=None, choices=["in-out"],
+                   help="separate at a point between the best point so far and the master's (in-out); the master "
+                        "and its optimum are unchanged")
+    p.add_argument("--inout-weight", type=float, default=0.8, metavar="LAMBDA",
+                   help="weight of the best point in the in-out separation point, in [0, 1) (default 0.8)")
+    p.add_argument("--gap-tol", type=float, default=None,
+                   help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
     p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])

