@@ -1,7 +1,8 @@
-"""Batched exact inference kernels (pure numpy): the separation oracles of mmprog's cutting-plane programs.
+"""Batched exact inference kernels: the separation oracles of mmprog's cutting-plane programs.
 
 Chains (:mod:`mmprog.inference.chain`): :func:`viterbi`, :func:`loss_augment`, :func:`forward_backward`,
-:func:`max_marginals`, :func:`viterbi_topk` on padded batches (B, T, K), vectorised over examples and labels.
+:func:`max_marginals`, :func:`viterbi_topk` on padded batches (B, T, K); Viterbi and max-marginals are compiled
+(:mod:`mmprog.inference._compiled`), forward-backward and k-best are vectorised numpy.
 
 Dependency trees (:mod:`mmprog.inference.trees`): :func:`chu_liu_edmonds` (maximum spanning arborescence),
 :func:`eisner` (best projective tree), their ``_batch`` forms, :func:`loss_augment_arcs`, :func:`tree_score`.

@@ -12,24 +12,27 @@ argmax_y wᵀf(xᵢ, y) + Δℓᵢ(y) with the Hamming loss Δℓᵢ — ``viter
 Every function takes a padded batch: ``node_scores`` (B, T, K) with sequence b living in rows ``[:lengths[b]]``; what
 is stored past a length is never read into a result (it may be anything, NaN included).
 
-How the kernels are laid out (the reason they are fast)
---------------------------------------------------------
-The batch is sorted by decreasing length and transposed to (T, K, B) so that the examples are the contiguous,
-innermost axis: one step of the recursion is then a handful of numpy calls on (K, K, n) blocks whose inner loops are
-long SIMD loops over examples, and the n sequences still running at step t are a prefix ``[:n]`` (finished sequences
-cost nothing and their padding is never touched). The max over the previous label is a reduction over the *first*
-axis (pairwise ``maximum`` of contiguous rows, the fastest reduction numpy has); when the (K, K, n) candidate block
-would not fit in cache it is reduced in chunks of previous labels.
+Why the kernels are fast
+------------------------
+:func:`viterbi` and :func:`max_marginals` run compiled code (:mod:`mmprog.inference._compiled`, numba/LLVM, no
+fastmath): one loop over the sequences of the batch, and per sequence the textbook recursion with the loop over the
+previous label outermost and the one over the next label innermost, so the inner loop is a contiguous
+compare-and-select that LLVM vectorises and a step of the recursion never leaves L1 cache; back-pointers (int32) make
+backtracking O(L). Nothing is padded, sorted or transposed, and what lies past a length is never read. The numpy
+kernels this replaced (examples as the innermost axis of (T, K, B) blocks) made one pass over memory per operation:
+at (B, T, K) = (2000, 20, 26) the compiled kernel is several times faster, and on the OCR oracle, where the batch is
+626 words of ~7 letters, numpy's per-step call overhead dominated (``python -m mmprog.bench inference``). The first
+call in a new environment compiles the kernels (``cache=True`` keeps the machine code in ``__pycache__``).
 
-Viterbi stores no back-pointers: the forward pass keeps only the max-scores δ_t (T, K, B) and backtracking
-recomputes, per step, the K candidates δ_t[a] + edge[a, y_{t+1}] of the label already chosen at t+1 (O(K) per token
-instead of an O(K²) argmax in the forward pass). The recomputed sums are bit-identical to those of the forward pass,
-so the chosen predecessor attains the forward maximum exactly; the first maximiser is picked by a compare-and-encode
-trick that is again a first-axis reduction (numpy's ``argmax`` over a non-last axis copies and is ~10× slower).
+Ties: among optimal labelings :func:`viterbi` returns the one whose last label is smallest, then, going backwards,
+the smallest predecessor at every step (the first maximiser), as the numpy kernels did.
 
-Precision: the kernels compute in float64 unless *both* score arrays are float32, in which case the recursion runs in
-float32 (about twice as fast at K = 26, see ``python -m mmprog.bench inference``) and the returned ``scores`` are
-recomputed in float64 along the returned labelings. float32 is exact while every partial path sum is an integer of
+:func:`forward_backward` (log-space sum-product) and :func:`viterbi_topk` stay numpy: the former sorts the batch by
+decreasing length and transposes it to (T, K, B) so that the examples are the contiguous innermost axis of every
+step.
+
+Precision: :func:`viterbi` computes in float64 unless *both* score arrays are float32, in which case the recursion
+runs in float32 and the returned ``scores`` are recomputed in float64 along the returned labelings. float32 is exact while every partial path sum is an integer of
 magnitude below 2²⁴; for real scores the labeling found is optimal up to the float32 rounding of the path sums
 (relative 6e-8 per addition), far below the tolerances of the cutting-plane programs; the default stays float64
 because callers build scores as wᵀf in float64 and a silent precision change would surprise them.
@@ -42,14 +45,9 @@ import threading
 import numpy as np
 
 from mmprog.exceptions import DataError, ParameterError
+from mmprog.inference import _compiled
 
 __all__ = ["viterbi", "loss_augment", "forward_backward", "max_marginals", "viterbi_topk"]
-
-# Byte budget of one (chunk of previous labels, K, n) candidate block: below the per-core L2 cache so that the add
-# and the max-reduction that follows it stream from cache, not from L3/memory (256 KB measured best at K = 26 in
-# both precisions on the 2-core Xeon of the benchmark; a whole (K, K, B) block at B = 2000 is 5-11 MB).
-_CAND_BUDGET = 256 * 1024
-
 
 # ----------------------------------------------------------------------------------------------------------------
 # validation and layout
@@ -176,32 +174,6 @@ def _buffer(name, shape, dtype):
 # one recursion step, (K, n) -> (K, n), over the previous label (first axis)
 # ----------------------------------------------------------------------------------------------------------------
 
-def _max_step(prev, edge, out):
-    """out[b, i] = max_a prev[a, i] + edge[a, b, i]  (edge (K, K, 1) broadcast over examples, or (K, K, n)).
-
-    The candidate block (K, K, n) is formed and max-reduced over its first axis in chunks of previous labels that
-    fit ``_CAND_BUDGET`` bytes.
-    """
-    K, n = prev.shape
-    chunk = max(1, min(K, _CAND_BUDGET // max(1, K * n * prev.itemsize)))
-    if chunk >= K:
-        cand = _buffer("cand", (K, K, n), prev.dtype)
-        np.add(prev[:, None, :], edge, out=cand)
-        np.maximum.reduce(cand, axis=0, out=out)
-        return
-    tmp = _buffer("tmp", (K, n), prev.dtype)
-    for a0 in range(0, K, chunk):  # chunks of previous labels: cache blocking, ceil(K / chunk) iterations
-        a1 = min(K, a0 + chunk)
-        if a1 - a0 == 1:
-            np.add(prev[a0][None, :], edge[a0], out=out if a0 == 0 else tmp)
-        else:
-            cand = _buffer("cand", (a1 - a0, K, n), prev.dtype)
-            np.add(prev[a0:a1, None, :], edge[a0:a1], out=cand)
-            np.maximum.reduce(cand, axis=0, out=out if a0 == 0 else tmp)
-        if a0 > 0:
-            np.maximum(out, tmp, out=out)
-
-
 def _logsumexp_step(prev, edge, out):
     """out[b, i] = log Σ_a exp(prev[a, i] + edge[a, b, i]), stable (max-shifted); -inf when every term is -inf."""
     K, n = prev.shape
@@ -214,43 +186,6 @@ def _logsumexp_step(prev, edge, out):
     np.add.reduce(cand, axis=0, out=out)
     np.log(out, out=out)
     out += m
-
-
-_CODES = {}
-
-
-def _first_argmax0(c, out=None):
-    """Index of the first maximum along axis 0 of ``c`` (K, n), as intp (n,) (written into ``out`` if given).
-
-    ``argmax`` over a non-last axis makes numpy copy to a transposed layout; instead the positions equal to the
-    maximum get code K - a and a max-reduction over the first axis returns the smallest such a. Rows that are all NaN
-    (only possible with NaN scores inside a length) get index K - 1, a valid label.
-    """
-    K = c.shape[0]
-    codes = _CODES.get(K)
-    if codes is None:
-        codes = _CODES[K] = np.arange(K, 0, -1, dtype=np.int8 if K < 127 else np.int32)[:, None]
-    m = np.maximum.reduce(c, axis=0)
-    code = np.maximum.reduce(np.multiply(c == m, codes, dtype=codes.dtype), axis=0)
-    idx = np.subtract(K, code, out=out, dtype=np.intp, casting="unsafe")
-    np.minimum(idx, K - 1, out=idx)
-    return idx
-
-
-def _max_forward(lay):
-    """δ_t(k) = max over labelings of positions 0..t ending in k (T, K, B); columns past a length are garbage."""
-    T, K, B = lay.T, lay.K, lay.B
-    delta = _buffer("delta", (T, K, B), lay.dtype)
-    delta[0] = lay.node[0]
-    n_active = lay.n_active.tolist()
-    for t in range(1, T):
-        n = n_active[t]
-        if n == 0:
-            break
-        out = delta[t, :, :n]
-        _max_step(delta[t - 1, :, :n], lay.edge_at(t - 1, n), out)
-        np.add(out, lay.node[t, :, :n], out=out)
-    return delta
 
 
 def _gather_last(x, lay):
@@ -294,59 +229,19 @@ def viterbi(node_scores, edge_scores, lengths):
     labels (the loop over previous labels is chunked for cache only when a (K, K, B) block exceeds the L2 budget).
     """
     node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
-    lay = _Layout(node, edge, L, per_position, dtype)
-    B, T, K = lay.B, lay.T, lay.K
-    delta = _max_forward(lay)
-
-    final = _gather_last(delta, lay)  # (K, B)
-    last = _first_argmax0(final)
-    cols = np.arange(B)
-    y = _buffer("labels", (T, B), np.intp)
-    y[lay.lengths - 1, cols] = last
-    n_active = lay.n_active.tolist()
-    edge2 = lay.edge[:, :, 0] if not per_position else None
-    for t in range(T - 2, -1, -1):
-        n = n_active[t + 1]  # sequences whose position t+1 exists, i.e. t < L - 1
-        if n == 0:
-            continue
-        nxt = y[t + 1, :n]
-        if per_position:
-            e = lay.edge[t][:, nxt, cols[:n]]  # (K, n): edge[t, a, y_{t+1}] for each example
-        else:
-            e = np.take(edge2, nxt, axis=1, out=_buffer("back", (K, n), dtype))
-        np.add(e, delta[t, :, :n], out=e)
-        _first_argmax0(e, out=y[t, :n])
-
-    labels = y.T.astype(np.int64)
-    labels[np.arange(T)[None, :] >= lay.lengths[:, None]] = -1
-    labels = lay.unsort(labels)
-    if dtype == np.float64:
-        scores = lay.unsort(final[last, cols])
-    else:
-        scores = _path_scores(node, edge, L, labels, per_position)
+    B, T, K = node.shape
+    labels = np.empty((B, T), np.int64)
+    scores = np.empty(B)
+    _compiled.viterbi_padded(np.ascontiguousarray(node, dtype=dtype), _edges4(edge, per_position, dtype),
+                             per_position, L, np.empty((B, 0), np.int64), dtype.type(0), labels, scores)
     return labels, scores
 
 
-def _path_scores(node, edge, L, labels, per_position):
-    """Float64 score of given labelings (B, T) (-1 padded) of a chain batch, shape (B,)."""
-    B, T, K = node.shape
-    y = np.maximum(labels, 0)
-    outside = labels < 0
-    cells = np.arange(B * T, dtype=np.intp).reshape(B, T)
-    ns = np.take(np.ascontiguousarray(node).reshape(-1), cells * K + y).astype(np.float64)
-    ns[outside] = 0.0
-    total = ns.sum(axis=1)
-    if T > 1:
-        pair = y[:, :-1] * K + y[:, 1:]
-        if per_position:
-            steps = np.arange(B * (T - 1), dtype=np.intp).reshape(B, T - 1)  # flat (b, t) of edge (B, T-1, K, K)
-            es = np.take(np.ascontiguousarray(edge).reshape(-1), steps * (K * K) + pair)
-        else:
-            es = np.take(np.ascontiguousarray(edge).reshape(-1), pair)
-        es = es.astype(np.float64)
-        es[outside[:, 1:]] = 0.0
-        total += es.sum(axis=1)
-    return total
+def _edges4(edge, per_position, dtype):
+    """Edge scores as the kernels take them, transposed (``[..., b, a]`` scores a followed by b, so that the max over
+    the previous label a reads contiguous memory): (B, T-1, K, K) per position, (1, 1, K, K) when shared."""
+    edge_t = np.ascontiguousarray(np.swapaxes(edge, -1, -2), dtype=dtype)
+    return edge_t if per_position else edge_t.reshape((1, 1) + edge_t.shape)
 
 
 def loss_augment(node_scores, Y, weight=1.0):
@@ -468,20 +363,11 @@ def max_marginals(node_scores, edge_scores, lengths):
         length (no labeling reaches those positions). ``mm[b, t].max()`` equals the Viterbi score for every t inside.
     """
     node, edge, L, per_position, dtype = _check_chain(node_scores, edge_scores, lengths)
-    lay = _Layout(node, edge, L, per_position, np.dtype(np.float64))
-    B, T, K = lay.B, lay.T, lay.K
-    alpha = _max_forward(lay)
-    beta = np.zeros((T, K, B))
-    for t in range(T - 2, -1, -1):
-        n = int(lay.n_active[t + 1])
-        if n == 0:
-            continue
-        nxt = lay.node[t + 1, :, :n] + beta[t + 1, :, :n]
-        _max_step(nxt, lay.edge_at(t, n).swapaxes(0, 1), beta[t, :, :n])
-    mm = alpha + beta
-    inside = np.arange(T)[:, None] < lay.lengths[None, :]
-    mm[~np.broadcast_to(inside[:, None, :], mm.shape)] = -np.inf
-    return lay.unsort(np.ascontiguousarray(mm.transpose(2, 0, 1)))
+    f64 = np.dtype(np.float64)
+    mm = np.empty(node.shape)
+    _compiled.max_marginals_padded(np.ascontiguousarray(node, dtype=f64), _edges4(edge, per_position, f64),
+                                   per_position, L, mm)
+    return mm
 
 
 def viterbi_topk(node_scores, edge_scores, lengths, k):
