@@ -131,25 +131,60 @@ def test_one_slack_sum_equals_average_of_per_example_cuts(hidden):
     assert np.allclose(hinge, hinge_rows, atol=1e-9)
 
 
+@pytest.mark.parametrize("dense", [False, True])
+def test_fused_chain_oracle_matches_enumeration(dense):
+    """The compiled 1-slack oracle (loss-augmented Viterbi fused with Δℓ, ΔF and hinge) against enumeration of
+    every labeling: hinge Hᵢ = max_y [wᵀf(xᵢ, y) + Δℓᵢ(y)] − wᵀf(xᵢ, yᵢ), and Σ ΔF, Σ Δℓ of the labelings decoded,
+    which attain that maximum; lengths 1 to 4, integer-valued inputs so that ties occur."""
+    import itertools
+    import scipy.sparse as sp
+    from _enumerated import joint_f
+    from mmprog.features import ChainFeatureMap
+    rng = np.random.default_rng(41)
+    for trial in range(12):
+        n, d = 9, 3
+        lengths = rng.integers(1, 5, n)
+        X = [rng.integers(-1, 2, (int(L), d)).astype(float) for L in lengths]
+        if not dense:
+            X = [sp.csr_matrix(x) for x in X]
+        Y = [rng.integers(0, K, int(L)) for L in lengths]
+        ds = SequenceDataset(X, Y, K)
+        fmap = ChainFeatureMap.from_dataset(ds)
+        prep = fmap.prepare(ds)
+        w = rng.integers(-2, 3, fmap.dim).astype(float)
+        dF_sum, dl_sum, hinge = fmap.separate_sum(w, prep)
+        labels = fmap.decode(w, prep, loss_augmented=True)
+        ref_dF, ref_dl = np.zeros(fmap.dim), 0.0
+        for i, L in enumerate(lengths):
+            x = X[i].toarray() if not dense else X[i]
+            gold_score = w @ joint_f(x, Y[i])
+            best = max(w @ joint_f(x, np.array(y)) + np.sum(np.array(y) != Y[i])
+                       for y in itertools.product(range(K), repeat=int(L)))
+            assert hinge[i] == pytest.approx(best - gold_score, abs=1e-12)
+            y_hat = labels[i, :L]
+            assert w @ joint_f(x, y_hat) + np.sum(y_hat != Y[i]) == pytest.approx(best, abs=1e-12)
+            ref_dF += joint_f(x, Y[i]) - joint_f(x, y_hat)
+            ref_dl += np.sum(y_hat != Y[i])
+        np.testing.assert_allclose(dF_sum, ref_dF, atol=1e-12)
+        assert dl_sum == ref_dl
+
+
 @pytest.mark.parametrize("hidden", [False, True])
-def test_length_buckets_give_the_per_example_answers(hidden):
-    """A batch with one very long sequence (as CoNLL-2002's 1,238-token one) is decoded and separated in groups of
-    similar length; every answer equals the one of the example decoded alone (one example is never grouped)."""
+@pytest.mark.parametrize("dense", [False, True])
+def test_batch_with_one_long_sequence_gives_the_per_example_answers(hidden, dense):
+    """A batch with one very long sequence (as CoNLL-2002's 1,238-token one) is decoded and separated on the stacked
+    tokens (sequences back to back): every answer equals the one of the example decoded alone."""
     import scipy.sparse as sp
     from mmprog.features import ChainFeatureMap
-    from mmprog.features.chain import length_buckets
     rng = np.random.default_rng(5)
-    lengths = np.r_[rng.integers(1, 12, 300), [1500, 40]]
+    lengths = np.r_[rng.integers(1, 12, 300), [1500, 40], rng.integers(1, 4, 20)]
     X = [sp.random(int(n), 30, density=0.3, random_state=i, format="csr") for i, n in enumerate(lengths)]
+    if dense:
+        X = [x.toarray() for x in X]
     Y = [rng.integers(0, 9, int(n)) for n in lengths]
     if hidden:
         Y = [np.where(rng.random(len(y)) < 0.2, -1, y) for y in Y]
     ds = SequenceDataset(X, Y, 9)
-    groups = length_buckets(lengths, 9)
-    assert groups is not None and len(groups) > 1
-    assert np.array_equal(np.sort(np.concatenate(groups)), np.arange(len(lengths)))
-    assert all(len(g) * lengths[g].max() < 2 * lengths[g].sum() for g in groups)
-    assert length_buckets(lengths[:300], 9) is None          # small or evenly padded batches stay whole
     fmap = ChainFeatureMap.from_dataset(ds)
     prep = fmap.prepare(ds)
     w = rng.normal(size=fmap.dim)

@@ -18,47 +18,6 @@ from ..exceptions import DataError
 from .base import Prepared
 
 
-def length_buckets(lengths, K):
-    """Split a batch into groups of similar length when padding to the longest would waste most of the work.
-
-    The kernels take padded (B, T, K) arrays: with one long outlier (CoNLL-2002 Spanish has a 1,238-token
-    "sentence" among 8,323 of mean length 32) the padded arrays are 39× the tokens and building them dominated
-    each oracle round. Examples sorted by decreasing length are grouped so that every group pads to at most twice
-    its tokens (at most log₂(longest) + 1 groups, a Python loop over groups, never over examples).
-
-    Parameters
-    ----------
-    lengths : ndarray of int, shape (B,)
-    K : int
-        Labels (only used to leave small batches whole).
-
-    Returns
-    -------
-    list of ndarray of int, or None
-        Positions into the batch, one array per group; None when the batch pads to less than twice its tokens or
-        is small (then one call on the whole batch is cheaper).
-    """
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if not len(lengths):
-        return None
-    T = int(lengths.max())
-    padded = len(lengths) * T
-    if padded <= 2 * int(lengths.sum()) or padded * K < 2_000_000:
-        return None
-    order = np.argsort(-lengths, kind="stable")
-    sorted_len = lengths[order]
-    groups, start = [], 0
-    while start < len(order):
-        # the group keeps every length above half its longest; the first one at or below starts the next group
-        # (empty sequences all go into one last group)
-        longest = int(sorted_len[start])
-        stop = len(order) if longest == 0 else \
-            start + int(np.searchsorted(-sorted_len[start:], -(longest // 2), side="left"))
-        groups.append(np.sort(order[start:stop]))
-        start = stop
-    return groups
-
-
 class ChainFeatureMap:
     """Joint feature map for linear chains.
 
@@ -204,6 +163,36 @@ class ChainFeatureMap:
         pos = np.arange(total) - first
         return starts[row] + pos, row, pos
 
+    @staticmethod
+    def _whole(prepared, idx):
+        """Whether ``idx`` is every example in order, so that the stacked tokens are X's rows as they are."""
+        return len(idx) == prepared.n and np.array_equal(idx, np.arange(prepared.n))
+
+    def _token_scores(self, w, prepared, idx):
+        """wᵀ(state, bias, start and stop features) of every token of the examples ``idx``, stacked (no padding).
+
+        Returns
+        -------
+        node_tok : ndarray, shape (N, K)
+            One BLAS product of the token rows with the state block.
+        edge : ndarray, shape (K, K)
+        tok, row, pos : ndarray of int, shape (N,)
+            Global token row, batch row and position of every stacked token.
+        """
+        blocks = self.weights(np.asarray(w, dtype=np.float64))
+        tok, row, pos = self._tokens(prepared, idx)
+        X = prepared.data["X"]
+        # the whole training set in order (every oracle round): no gathered copy of X
+        node_tok = np.asarray((X if self._whole(prepared, idx) else X[tok]) @ blocks["state"])
+        if self.bias:
+            node_tok = node_tok + blocks["bias"]
+        if self.start_stop:
+            lengths = prepared.lengths[idx]
+            ends = np.cumsum(lengths)
+            node_tok[(ends - lengths)[lengths > 0]] += blocks["start"]
+            node_tok[(ends - 1)[lengths > 0]] += blocks["stop"]
+        return np.ascontiguousarray(node_tok), np.ascontiguousarray(blocks["transition"]), tok, row, pos
+
     def scores(self, w, prepared, idx=None):
         """Node and edge scores of wᵀf for the examples ``idx``.
 
@@ -215,47 +204,35 @@ class ChainFeatureMap:
         lengths : ndarray, shape (B,)
         """
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        K = self.n_labels
-        blocks = self.weights(np.asarray(w, dtype=np.float64))
-        tok, row, pos = self._tokens(prepared, idx)
+        node_tok, edge, _, row, pos = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
         T = int(lengths.max()) if len(idx) else 0
-        X = prepared.data["X"]
-        whole = len(tok) == X.shape[0] and len(idx) == prepared.n and np.array_equal(idx, np.arange(prepared.n))
-        # the whole training set in order (every oracle round): no gathered copy of X
-        node_tok = np.asarray((X if whole else X[tok]) @ blocks["state"])
-        if self.bias:
-            node_tok = node_tok + blocks["bias"]
-        node = np.zeros((len(idx), T, K))
+        node = np.zeros((len(idx), T, self.n_labels))
         node[row, pos] = node_tok
-        if self.start_stop:
-            node[:, 0, :] += blocks["start"]
-            node[np.arange(len(idx)), lengths - 1, :] += blocks["stop"]
-        return node, np.array(blocks["transition"]), lengths
+        return node, edge, lengths
 
     def decode(self, w, prepared, idx=None, loss_augmented=False, loss_weight=1.0):
-        """Most likely (or most violating) labeling per example: argmax_y wᵀf(xᵢ, y) [+ Δℓᵢ(y)].
+        """Most likely (or most violating) labeling per example: argmax_y wᵀf(xᵢ, y) [+ loss_weight·Δℓᵢ(y)].
+
+        The compiled Viterbi runs on the stacked token scores (sequences back to back, no padding, so one very long
+        sequence costs its own length only) with the Hamming loss added on the fly.
 
         Returns
         -------
         ndarray, shape (B, T)
             Labels padded with -1.
         """
-        from ..inference import loss_augment, viterbi
+        from ..inference import _compiled
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        groups = length_buckets(prepared.lengths[idx], self.n_labels)
-        if groups is not None:
-            lengths = prepared.lengths[idx]
-            labels = np.full((len(idx), int(lengths.max())), -1, dtype=np.int64)
-            for g in groups:
-                part = self.decode(w, prepared, idx[g], loss_augmented, loss_weight)
-                labels[g, : part.shape[1]] = part
-            return labels
-        node, edge, lengths = self.scores(w, prepared, idx)
-        if loss_augmented:
-            gold = prepared.gold[idx][:, : node.shape[1]]
-            node = loss_augment(node, gold, weight=loss_weight)
-        labels, _ = viterbi(node, edge, lengths)
+        node_tok, edge, _, row, pos = self._token_scores(w, prepared, idx)
+        lengths = prepared.lengths[idx]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        gold = prepared.gold[idx][row, pos] if loss_augmented else np.zeros(0, np.int64)
+        lab_tok = np.empty(len(row), dtype=np.int64)
+        _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok)
+        labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
+        labels[row, pos] = lab_tok
         return labels
 
     # ------------------------------------------------------------------ features, ΔF and loss
@@ -390,15 +367,15 @@ class ChainFeatureMap:
         """The 1-slack separation in one pass: Σᵢ Δfᵢ(ŷᵢ) and Σᵢ Δℓᵢ(ŷᵢ) of the most violated labelings, with the
         per-example hinge losses, without building per-example ΔF rows.
 
-        The labelings come from :meth:`decode` (in length groups when padding would waste the work). The state block
-        of Σᵢ Δfᵢ is Xᵀ(E_gold − E_ŷ) over the tokens where ŷ differs from the gold label — one product, whose
-        output has d·K entries (53 million on CoNLL-2002 NER) — and the hinge comes from path scores,
-        Hᵢ = [wᵀf(ŷᵢ) + Δℓᵢ(ŷᵢ)] − wᵀf(xᵢ, yᵢ), of which only the differing tokens and the transitions are needed.
+        A round is one BLAS product (the token scores wᵀx_t, (N, K)) and one compiled call
+        (:func:`mmprog.inference._compiled.chain_separate_sum`): loss-augmented Viterbi on the stacked tokens, then
+        Δℓᵢ, the transition block of Σᵢ Δfᵢ and the hinge from path scores, Hᵢ = Δℓᵢ(ŷᵢ) − [wᵀf(xᵢ, yᵢ) −
+        wᵀf(xᵢ, ŷᵢ)], of which only the differing tokens and the transitions are needed. With dense inputs (OCR
+        pixels) the kernel also accumulates the state block Xᵀ(E_gold − E_ŷ) over the differing tokens.
 
-        With ``sparse=True`` and sparse inputs the state block is the sparse product Xᵀ(E_gold − E_ŷ) with E sparse
-        (two entries a token), merged per coordinate: no dense (d·K) array is made. On full CoNLL-2002 NER that dense
-        block was 53 million floats (424 MB), copied three times a round (ravel, concatenate, division by n) before
-        the cut kept its 6–12 million non-zeros.
+        With sparse inputs the state block is the product Xᵀ(E_gold − E_ŷ) over the differing tokens: with
+        ``sparse=True`` with E sparse (two entries a token), merged per coordinate, so no dense (d·K) array is made
+        (on full CoNLL-2002 NER that block is 53 million floats, 424 MB, of which a cut keeps 6–12 million).
 
         Returns
         -------
@@ -407,54 +384,47 @@ class ChainFeatureMap:
         dl_sum : float
         hinge : ndarray, shape (B,)
         """
+        from ..inference import _compiled
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         if self.start_stop or self.bias or np.any(prepared.gold[idx] < -1):
             raise NotImplementedError("separate_sum covers the default chain map")
-        labels = self.decode(w, prepared, idx, loss_augmented=True)
-        K = self.n_labels
-        blocks = self.weights(np.asarray(w, dtype=np.float64))
-        edge = np.asarray(blocks["transition"])
-        tok, row, pos = self._tokens(prepared, idx)
-        gold = prepared.gold[idx]
-        g = gold[row, pos]
-        y = np.where(g >= 0, labels[row, pos], -1)
-        sel = np.nonzero((g >= 0) & (y != g))[0]
+        K, d = self.n_labels, self.n_features
+        node_tok, edge, tok, row, pos = self._token_scores(w, prepared, idx)
+        lengths = prepared.lengths[idx]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        g = np.ascontiguousarray(prepared.gold[idx][row, pos])
         X = prepared.data["X"]
-        E = np.zeros((len(sel), K))
-        E[np.arange(len(sel)), g[sel]] += 1.0
-        E[np.arange(len(sel)), y[sel]] -= 1.0
-        Xs = X[tok[sel]]
-        sparse_state = sparse and sp.issparse(X)
-        if sparse_state:
-            m = len(sel)
-            E_sp = sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([g[sel], y[sel]], axis=1).ravel(),
-                                  np.arange(0, 2 * m + 1, 2)), shape=(m, K))
-            state = sp.csr_matrix(Xs.T @ E_sp)
-        else:
-            state = np.asarray(Xs.T @ E) if len(sel) else np.zeros((self.n_features, K))
-        node_sel = np.asarray(Xs @ blocks["state"]) if len(sel) else np.zeros((0, K))
-        # path = wᵀf(gold) − wᵀf(ŷ): node terms where they differ, transition terms between consecutive positions
-        # (bincount of no tokens gives an int array)
-        path = np.bincount(row[sel], weights=(E * node_sel).sum(axis=1), minlength=len(idx)).astype(np.float64)
+        dense = not sp.issparse(X)
+        Xd = np.ascontiguousarray(X if self._whole(prepared, idx) else X[tok]) if dense else np.zeros((0, 0))
+        lab = np.empty(len(tok), dtype=np.int64)
+        state_t = np.zeros((K, d) if dense else (0, 0))
         trans = np.zeros((K, K))
-        same = row[1:] == row[:-1]
-        for sign, L in ((1.0, g), (-1.0, y)):
-            a, b = L[:-1], L[1:]
-            valid = same & (a >= 0) & (b >= 0)
-            np.add.at(trans, (a[valid], b[valid]), sign)
-            path += sign * np.bincount(row[:-1][valid], weights=edge[a[valid], b[valid]], minlength=len(idx))
-        dl = np.bincount(row[sel], minlength=len(idx)).astype(np.float64)
-        if sparse_state:
-            state.sum_duplicates()
-            coo = state.tocoo()
-            flat = np.concatenate([coo.row.astype(np.int64) * K + coo.col, self.n_features * K + np.arange(K * K)])
-            vals = np.concatenate([coo.data, trans.ravel()])
-            dF = sp.csr_matrix((vals, flat, [0, len(flat)]), shape=(1, self.dim))
-            dF.eliminate_zeros()
-            return dF, float(dl.sum()), dl - path
-        if sparse:
-            return sp.csr_matrix(np.concatenate([state.ravel(), trans.ravel()])[None, :]), float(dl.sum()), dl - path
-        return np.concatenate([state.ravel(), trans.ravel()]), float(dl.sum()), dl - path
+        dl = np.zeros(len(idx))
+        path = np.zeros(len(idx))
+        _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path)
+        if dense:
+            flat = np.concatenate([state_t.T.ravel(), trans.ravel()])
+            if sparse:
+                nz = np.flatnonzero(flat)   # CSR built directly: csr_matrix(dense) goes through COO, ~1 ms a round
+                return (sp.csr_matrix((flat[nz], nz, [0, len(nz)]), shape=(1, self.dim)), float(dl.sum()),
+                        dl - path)
+            return flat, float(dl.sum()), dl - path
+        sel = np.nonzero((g >= 0) & (lab != g))[0]
+        Xs = X[tok[sel]]
+        m = len(sel)
+        E = sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([g[sel], lab[sel]], axis=1).ravel(),
+                           np.arange(0, 2 * m + 1, 2)), shape=(m, K))
+        state = sp.csr_matrix(Xs.T @ E)
+        if not sparse:
+            return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
+        state.sum_duplicates()
+        coo = state.tocoo()
+        flat = np.concatenate([coo.row.astype(np.int64) * K + coo.col, d * K + np.arange(K * K)])
+        vals = np.concatenate([coo.data, trans.ravel()])
+        dF = sp.csr_matrix((vals, flat, [0, len(flat)]), shape=(1, self.dim))
+        dF.eliminate_zeros()
+        return dF, float(dl.sum()), dl - path
 
     # ------------------------------------------------------------------ prediction helpers
     def marginals(self, w, prepared, idx=None, kind="sum"):
