@@ -18,6 +18,35 @@ if "PYOMO_CONFIG_DIR" not in _os.environ and _os.path.isdir(_os.path.join(_sys.p
     _os.environ["PYOMO_CONFIG_DIR"] = _os.path.join(_sys.prefix, "pyomo")
 
 
+class _DeferredScipySubpackages:
+    """Import finder that hands out ``scipy.stats``, ``scipy.spatial`` and ``scipy.integrate`` through
+    :class:`importlib.util.LazyLoader`: each is executed on its first attribute access instead of when imported.
+
+    Why: Pyomo's ``pyomo.common.dependencies._finalize_scipy`` imports all three as soon as anything imports scipy
+    (mmprog imports ``scipy.sparse`` everywhere), and scipy.stats alone took 2.1 s of the 3.2 s that importing
+    ``mmprog.api`` cost, though no program of mmprog fits with them. Code that does use them gets the real modules at
+    first use. One-shot per name; installed only when none of them was imported before mmprog.
+    """
+
+    names = {"scipy.stats", "scipy.spatial", "scipy.integrate"}
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in self.names:
+            return None
+        self.names.discard(fullname)
+        import importlib.machinery
+        import importlib.util
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        return spec
+
+
+if not any(n in _sys.modules for n in _DeferredScipySubpackages.names):
+    _sys.meta_path.insert(0, _DeferredScipySubpackages())   # it must answer before the default PathFinder
+
+
 def __getattr__(name):
     # lazy: importing mmprog stays cheap (no Pyomo) for the inference kernels and the data loaders
     if name == "fit":
