@@ -32,7 +32,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     max_iter : int
     time_limit : float, optional
         Wall-clock seconds.
-    oracle : {"serial", "process", "dask"}
+    oracle : {"serial", "thread", "process", "dask"}
     n_jobs, client, chunk_size
         Oracle backend settings (see :class:`mmprog.oracle.Oracle`).
     feature_map : JointFeatureMap, optional
@@ -72,7 +72,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     from . import interrupts
     from . import solvers as solver_registry
     from .features import feature_map_for
-    from .oracle import Oracle
+    from .oracle import Oracle, blas_single
     from .result import Result
 
     ck = None
@@ -115,8 +115,11 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
             kw["solve_time_limit"] = solve_time_limit
         if checkpoint is not None or ck is not None:
             kw.update(checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=ck)
-        # one handler for the whole fit, so outer loops (EM, variational steps) see the same request
-        with interrupts.catch_interrupts():
+        # one handler for the whole fit, so outer loops (EM, variational steps) see the same request. BLAS runs on
+        # one thread for the whole fit, not only in the oracle: the master's products are small (one Gram row and
+        # ΔFᵀα a round, r × dim = 500 × 4,004 on OCR) and OpenBLAS's second thread made them 3–5× slower on the
+        # shared 2-core machine (OCR fold 0, eps 0.01: solver phase 7.0 s against 3.8 s, load average 5)
+        with interrupts.catch_interrupts(), blas_single():
             if hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
                 # engine

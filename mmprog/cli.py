@@ -166,7 +166,7 @@ def build_parser():
                    help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
-    p.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
+    p.add_argument("--oracle", default="serial", choices=["serial", "thread", "process", "dask"])
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--client", default=None, help="dask scheduler address for --oracle dask")
     p.add_argument("--show-every", type=int, default=None, help="print the master's structure every N rounds")

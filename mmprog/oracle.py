@@ -7,6 +7,8 @@ Hᵢ(w) = Δℓᵢ(ŷᵢ) − wᵀΔfᵢ(ŷᵢ) = max_y [Δℓᵢ(y) − wᵀΔf
 Backends differ only in where the batches run:
 
 * ``"serial"``: in-process, one batched call;
+* ``"thread"``: in-process, the examples cut into ``n_jobs`` contiguous chunks run on a thread pool — for feature
+  maps whose kernels release the GIL (the chain map: one BLAS product and one compiled ``nogil`` call a chunk);
 * ``"process"``: a process pool across cores, the feature map and data sent once per worker;
 * ``"dask"``: a ``dask.distributed`` Client (or scheduler address), or without one a ``LocalCluster`` of
   ``n_jobs`` single-threaded worker processes started here (and closed with the oracle); the data are scattered once
@@ -30,12 +32,12 @@ import numpy as np
 from .cuts import Cuts
 from .exceptions import ParameterError
 
-BACKENDS = ("serial", "process", "dask")
+BACKENDS = ("serial", "thread", "process", "dask")
 
 _CONTROLLER = []
 
 
-def _blas_single():
+def blas_single():
     """A context in which BLAS runs on one thread (threadpoolctl, cached controller: 27 µs a call); a no-op
     context without threadpoolctl."""
     import contextlib
@@ -138,9 +140,9 @@ class Oracle:
     ----------
     fmap : JointFeatureMap
     prepared : Prepared
-    backend : {"serial", "process", "dask"}
+    backend : {"serial", "thread", "process", "dask"}
     n_jobs : int, optional
-        Workers of the process pool (default: the machine's cores).
+        Threads or worker processes (default: the machine's cores).
     client : dask.distributed.Client or str, optional
         For ``backend="dask"``: a client or a scheduler address; None starts a ``LocalCluster`` of ``n_jobs``
         single-threaded worker processes, closed by :meth:`close`.
@@ -156,6 +158,7 @@ class Oracle:
         self.n_jobs = n_jobs or os.cpu_count() or 1
         self.chunk_size = chunk_size
         self._pool = None
+        self._threads = None
         self._w_shm = self._w_shared = None
         self._client = None
         self._scattered = None
@@ -188,13 +191,20 @@ class Oracle:
         idx = np.arange(self.prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         w = np.asarray(w, dtype=np.float64)
         if self.backend == "serial" or len(idx) < 2:
-            with _blas_single():
+            with blas_single():
                 return separate_chunk(self.fmap, self.prepared, w, idx)
         return _merge(self._run(_worker_chunk, _dask_chunk, w, self._chunks(idx)))
 
     def _run(self, worker_fn, dask_fn, w, chunks):
         """``worker_fn(w, chunk)`` on the pool (``dask_fn(fmap, prepared, w, chunk)`` on Dask) for every chunk, in
         order."""
+        if self.backend == "thread":
+            from concurrent.futures import ThreadPoolExecutor
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="mmprog-oracle")
+            worker = sum_chunk if worker_fn is _worker_sum else separate_chunk
+            with blas_single():      # the threads are the parallelism; BLAS threads on the same cores only contend
+                return list(self._threads.map(lambda c: worker(self.fmap, self.prepared, w, c), chunks))
         if self.backend == "process":
             if self._pool is None:
                 self._start_pool(len(w))
@@ -252,7 +262,7 @@ class Oracle:
                          np.array([sum(p[1] for p in parts) / n])), np.concatenate([p[2] for p in parts]))
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
-                with _blas_single():
+                with blas_single():
                     dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True)
             except NotImplementedError:
                 pass
@@ -263,6 +273,9 @@ class Oracle:
         return Cuts.one_slack(cuts, n), hinge
 
     def close(self):
+        if getattr(self, "_threads", None) is not None:
+            self._threads.shutdown()
+            self._threads = None
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None

@@ -114,7 +114,7 @@ def main(argv=None):
     ap.add_argument("--C100", type=float, nargs="+", default=[1.0], help="C values (n-slack scale) for OCR100")
     ap.add_argument("--svmhmm", default=None, metavar="PATH",
                     help="your svm_hmm_learn binary, run on the same data and C in this invocation")
-    ap.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
+    ap.add_argument("--oracle", default="serial", choices=["serial", "thread", "process", "dask"])
     ap.add_argument("--n-jobs", type=int, default=None)
     ap.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

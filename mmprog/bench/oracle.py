@@ -37,7 +37,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--oracle", nargs="+", default=["serial", "process", "dask"],
-                    choices=["serial", "process", "dask"])
+                    choices=["serial", "thread", "process", "dask"])
     args = ap.parse_args(argv)
     import mmprog
     ds, C, eps = _data(args)

@@ -164,9 +164,14 @@ class ChainFeatureMap:
         return starts[row] + pos, row, pos
 
     @staticmethod
-    def _whole(prepared, idx):
-        """Whether ``idx`` is every example in order, so that the stacked tokens are X's rows as they are."""
-        return len(idx) == prepared.n and np.array_equal(idx, np.arange(prepared.n))
+    def _token_rows(prepared, idx, tok):
+        """X's rows of the stacked tokens: a view when ``idx`` is a run of consecutive examples (the whole training
+        set every oracle round, or a thread's chunk of it), else the gathered rows ``X[tok]``."""
+        X = prepared.data["X"]
+        if len(idx) and idx[-1] - idx[0] == len(idx) - 1 and np.all(np.diff(idx) == 1):
+            off = prepared.data["offsets"]
+            return X[int(off[idx[0]]): int(off[idx[-1] + 1])]
+        return X[tok]
 
     def _token_scores(self, w, prepared, idx):
         """wᵀ(state, bias, start and stop features) of every token of the examples ``idx``, stacked (no padding).
@@ -181,9 +186,7 @@ class ChainFeatureMap:
         """
         blocks = self.weights(np.asarray(w, dtype=np.float64))
         tok, row, pos = self._tokens(prepared, idx)
-        X = prepared.data["X"]
-        # the whole training set in order (every oracle round): no gathered copy of X
-        node_tok = np.asarray((X if self._whole(prepared, idx) else X[tok]) @ blocks["state"])
+        node_tok = np.asarray(self._token_rows(prepared, idx, tok) @ blocks["state"])
         if self.bias:
             node_tok = node_tok + blocks["bias"]
         if self.start_stop:
@@ -396,7 +399,7 @@ class ChainFeatureMap:
         g = np.ascontiguousarray(prepared.gold[idx][row, pos])
         X = prepared.data["X"]
         dense = not sp.issparse(X)
-        Xd = np.ascontiguousarray(X if self._whole(prepared, idx) else X[tok]) if dense else np.zeros((0, 0))
+        Xd = np.ascontiguousarray(self._token_rows(prepared, idx, tok)) if dense else np.zeros((0, 0))
         lab = np.empty(len(tok), dtype=np.int64)
         state_t = np.zeros((K, d) if dense else (0, 0))
         trans = np.zeros((K, K))
