@@ -109,7 +109,11 @@ class GramDualDAQP:
             if not len(outside):
                 break
             g = G[np.ix_(outside, W)] @ alpha[W] - dl[outside]
-            mu_out = np.array([mu.get(int(i), 0.0) for i in ex[outside]])
+            # μ of each outside cut's slack, 0 for slacks with no cut in W (an array look-up: a dict look-up per
+            # cut was 0.6 s of the 504 OCR fold-0 masters)
+            mu_of = np.zeros(int(ex.max()) + 1)
+            mu_of[slacks] = np.maximum(lam[m:], 0.0)
+            mu_out = mu_of[ex[outside]]
             tol = KKT_TOL * max(scale, float(np.abs(g).max(initial=0.0)))
             violators = outside[g + mu_out < -tol]
             if not len(violators):
