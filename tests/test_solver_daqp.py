@@ -175,8 +175,8 @@ def test_gram_dual_master_equals_the_enumerated_program_and_highs(slack):
 
 
 def test_each_round_solves_the_whole_master_not_just_its_working_set():
-    """The KKT check of every cut outside the working set: on each round the loaded α satisfies the full master's
-    KKT conditions, and the Pyomo model (the statement) re-solved by HiGHS gives the same optimum."""
+    """The KKT check of every cut outside the working set: on each round the α loaded into Pyomo are the solver's and
+    satisfy the full master's KKT conditions, and the Pyomo model (the statement) re-solved by HiGHS gives the same optimum."""
     need_daqp()
     from mmprog.cutting_plane import run
     from mmprog.features import ChainFeatureMap
@@ -190,6 +190,10 @@ def test_each_round_solves_the_whole_master_not_just_its_working_set():
 
     def show(model, rec):
         worst.append(master_kkt(model))
+        # only the α that changed are loaded into Pyomo each round: the statement must still hold every α
+        loaded = np.array([0.0 if v.value is None else v.value for v in model.ws.components])
+        act = model.ws.active_mask()
+        assert np.array_equal(loaded[act], model._gram_daqp.alpha[act]) and not np.any(loaded[~act])
 
     out = run(prog, orc, solver=S.get_solver("daqp"), slack="one", eps=1e-6, show=show, show_every=1,
               drop_after=3)

@@ -160,6 +160,8 @@ class M3N(Program):
         Hessian row per cut (:class:`~mmprog.programs._highs_native.GramDualQP`): Pyomo's interfaces re-walk the
         whole ½αᵀGα expression (r² terms) on every solve. The Pyomo model stays the statement of the program (export,
         show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
+        if not (model.master == "dual" and getattr(model, "native", True) and solver.name == "daqp"):
+            model._alpha_loaded = None      # another route writes the α variables (see GramDualDAQP.solve)
         if model.master == "dual" and getattr(model, "native", True):
             if solver.name == "highs":
                 model.solved_with = "highs"
