@@ -2,10 +2,10 @@
 
 Prints two tables measured in the same run on random scores:
 
-* tokens/s of batched :func:`mmprog.inference.viterbi` (float64, and float32 opt-in) at (B, T, K) = (2000, 20, 26),
-  (200, 40, 9), (5000, 30, 3), beside a straightforward per-sequence numpy loop, with the speed-up and the floor the
-  issue sets (1.8×, 6×, 15×); ``--c-reference`` adds a plain C Viterbi (compiled at run time with
-  ``gcc -O3 -march=native``, loaded with ctypes) to show how far numpy is from the hardware;
+* tokens/s of batched :func:`mmprog.inference.viterbi` (compiled with numba; float64, and float32 opt-in) at
+  (B, T, K) = (2000, 20, 26), (200, 40, 9), (5000, 30, 3), beside a straightforward per-sequence numpy loop, with the
+  speed-up and the floor the issue sets (1.8×, 6×, 15×); ``--c-reference`` adds a plain C Viterbi (compiled at run
+  time with ``gcc -O3 -march=native``, loaded with ctypes) to show how far the kernel is from plain C;
 * sentences/s of :func:`chu_liu_edmonds` and :func:`eisner`, called sentence by sentence and as one
   ``chu_liu_edmonds_batch`` / ``eisner_batch``, at n = 20 and 40 beside per-sentence pure-Python reference
   implementations written here.
