@@ -206,21 +206,32 @@ def test_gap_from_non_negative_terms_is_primal_minus_dual(p):
         assert gap >= 0
 
 
-@pytest.mark.parametrize("p,budget,seed", [(4.0 / 3.0, 30.0, 2), (2.0, 30.0, 3), (4.0, 300.0, 3)])
-def test_newton_polish_certifies_the_gap_where_the_projected_gradient_stalls(p, budget, seed):
+@pytest.mark.parametrize("p", P_VALUES)
+def test_newton_polish_certifies_the_gap_where_the_projected_gradient_stalls(p):
     """On ill-conditioned cut data the projected gradient alone stops (dual value flat in floating point) at a
     relative gap far above tol; the Newton steps on its face reach 1e-9, recomputed here by weak duality from the
-    dense (10) at w(α) and (11) at α."""
-    F, q, Q, groups = cut_like_master(seed=seed)
-    slack_idx = np.zeros(len(q), dtype=np.int64)
-    stalled, info0 = solve_block_dual_pg(Q, q, slack_idx, 1, budget, p, tol=1e-9, polish=False)
-    gap0, primal0 = dense_gap(F, q, groups, stalled, budget, p)
-    assert info0["stagnated"] and gap0 > 1e-6 * max(1.0, primal0), (gap0, primal0)
-    alpha, info = solve_block_dual_pg(Q, q, slack_idx, 1, budget, p, tol=1e-9)
-    gap, primal = dense_gap(F, q, groups, alpha, budget, p)
-    assert info["newton_steps"] >= 1 and info["converged"]
-    assert gap <= 1e-9 * max(1.0, primal), (gap, primal)
-    assert alpha.min() >= 0 and alpha.sum() <= budget * (1 + 1e-12)
+    dense (10) at w(α) and (11) at α.
+
+    Which of these masters stall depends on the floating-point rounding of the machine's BLAS kernels (one Intel
+    and one AMD machine stalled on different seeds), so the test runs twelve of them: every one must be certified
+    with the polish, every stalled one through at least one Newton step, and at least one must stall."""
+    stalled_cases = 0
+    for budget in (30.0, 300.0):
+        for seed in range(6):
+            F, q, Q, groups = cut_like_master(seed=seed)
+            slack_idx = np.zeros(len(q), dtype=np.int64)
+            plain, info0 = solve_block_dual_pg(Q, q, slack_idx, 1, budget, p, tol=1e-9, polish=False)
+            gap0, primal0 = dense_gap(F, q, groups, plain, budget, p)
+            stalled = info0["stagnated"] and gap0 > 1e-6 * max(1.0, primal0)
+            alpha, info = solve_block_dual_pg(Q, q, slack_idx, 1, budget, p, tol=1e-9)
+            gap, primal = dense_gap(F, q, groups, alpha, budget, p)
+            assert info["converged"], (budget, seed)
+            assert gap <= 1e-9 * max(1.0, primal), (budget, seed, gap, primal)
+            assert alpha.min() >= 0 and alpha.sum() <= budget * (1 + 1e-12)
+            if stalled:
+                stalled_cases += 1
+                assert info["newton_steps"] >= 1, (budget, seed)
+    assert stalled_cases >= 1, "no master stalled without the polish: the test lost its premise"
 
 
 @pytest.mark.parametrize("p", P_VALUES)
