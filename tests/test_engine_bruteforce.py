@@ -169,6 +169,15 @@ def test_fused_chain_oracle_matches_enumeration(dense):
         assert dl_sum == ref_dl
 
 
+def test_decode_rejects_a_non_finite_loss_weight():
+    from mmprog.exceptions import ParameterError
+    from mmprog.features import ChainFeatureMap
+    ds = tiny(seed=2, n=3)
+    fmap = ChainFeatureMap.from_dataset(ds)
+    with pytest.raises(ParameterError, match=r"loss_weight must be a finite float; got inf"):
+        fmap.decode(np.zeros(fmap.dim), fmap.prepare(ds), loss_augmented=True, loss_weight=float("inf"))
+
+
 @pytest.mark.parametrize("hidden", [False, True])
 @pytest.mark.parametrize("dense", [False, True])
 def test_batch_with_one_long_sequence_gives_the_per_example_answers(hidden, dense):

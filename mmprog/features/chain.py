@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import DataError
+from ..exceptions import DataError, check_param
 from .base import Prepared
 
 
@@ -226,6 +226,7 @@ class ChainFeatureMap:
             Labels padded with -1.
         """
         from ..inference import _compiled
+        check_param("loss_weight", loss_weight, np.isfinite(float(loss_weight)), "a finite float")
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node_tok, edge, _, row, pos = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
