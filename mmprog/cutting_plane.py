@@ -164,7 +164,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         master grows as without it). The full objective is convex along the segment and an oracle call costs a
         fraction of a master solve (OCR100 P1: 0.01 s against 1–10 s), so the centre moves as a descent step of
         the full objective instead of only to the in-out point; on OCR100 fold 0 (P1) the upper bound was ~8 %
-        lower per round than without it (232.5 against 256.2 at round 56) and the lower bound ~1 % higher. : float, optional
+        lower per round than without it (232.5 against 256.2 at round 56) and the lower bound ~1 % higher.
+    gap_tol : float, optional
         Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
         the best full objective and the master's optimum is ≤ ``gap_tol``.
 

@@ -109,7 +109,8 @@ def _child(args):
 #: :func:`mmprog.cutting_plane.run`), stopped at a relative gap of 1e-3 between the best full objective (an upper
 #: bound) and the master's optimum (a lower bound); P0's 1-slack QP master needs no stabilisation
 OCR100_SETTINGS = {"m3n": dict(slack="one", eps=0.01),
-                   "l1m3n": dict(slack="n", eps=0.01, stabilise="in-out", line_search=10, drop_after=1, gap_tol=1e-3)}
+                   "l1m3n": dict(slack="n", eps=0.01, stabilise="in-out", line_search=10, drop_after=1,
+                                 gap_tol=1e-3)}
 
 
 def ocr100_picks(folds, size=100, seed=0):
