@@ -10,7 +10,8 @@ from .programs import get_program
 def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
-        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, gap_tol=None, **program_params):
+        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0, gap_tol=None,
+        **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -58,6 +59,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         cutting plane; see :func:`mmprog.cutting_plane.run`); the master and its optimum are unchanged.
     inout_weight : float
         The weight λ of the best point in the in-out separation point (default 0.8, chosen by measurement: see README, Known limits).
+    line_search : int
+        With ``stabilise="in-out"``: the full objective is also evaluated at this many evenly spaced points of the
+        segment from the master's point to the best point (one oracle call each; default 0); the lowest moves the
+        best point and the upper bound (see :func:`mmprog.cutting_plane.run`).
     gap_tol : float, optional
         Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
     **program_params
@@ -108,7 +113,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
                   drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                   snapshot_iters=tuple(snapshot_iters))
         if stabilise is not None:
-            kw.update(stabilise=stabilise, inout_weight=inout_weight)
+            kw.update(stabilise=stabilise, inout_weight=inout_weight, line_search=line_search)
         if gap_tol is not None:
             kw["gap_tol"] = gap_tol
         if solve_time_limit is not None:

@@ -162,6 +162,9 @@ def build_parser():
                         "and its optimum are unchanged")
     p.add_argument("--inout-weight", type=float, default=0.8, metavar="LAMBDA",
                    help="weight of the best point in the in-out separation point, in [0, 1) (default 0.8)")
+    p.add_argument("--line-search", type=int, default=0, metavar="M",
+                   help="with --stabilise in-out: also evaluate the full objective at M points between the master's "
+                        "point and the best point, which may move the best point (default 0)")
     p.add_argument("--gap-tol", type=float, default=None,
                    help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",

@@ -93,7 +93,7 @@ def long_run_options(args):
         checkpoint = args.out + ".ckpt"
     return {"solve_time_limit": args.solve_time_limit, "checkpoint": checkpoint,
             "checkpoint_every": args.checkpoint_every, "resume": args.resume, "stabilise": args.stabilise,
-            "inout_weight": args.inout_weight, "gap_tol": args.gap_tol}
+            "inout_weight": args.inout_weight, "line_search": args.line_search, "gap_tol": args.gap_tol}
 
 
 def save_first(res, args, out, checkpoint):

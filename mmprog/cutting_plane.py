@@ -103,7 +103,7 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
         drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
         solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
-        resume=None, stabilise=None, inout_weight=0.8, gap_tol=None):
+        resume=None, stabilise=None, inout_weight=0.8, line_search=0, gap_tol=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -157,6 +157,15 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     inout_weight : float in [0, 1)
         λ of ``stabilise="in-out"`` (0 is Kelley's method). On OCR100 (P1, n-slack) λ = 0.8 and 0.9 reached the
         same gap per round, far ahead of 0.5 (gap 0.14 against 0.38 after ~100 rounds).
+    line_search : int >= 0
+        With ``stabilise="in-out"``: the full objective is also evaluated at the ``line_search`` points
+        λ = 0, 1/m, …, (m − 1)/m (m = ``line_search``) of the segment λ·w_best + (1 − λ)·w_master, one oracle call
+        each; the lowest value lowers the upper bound and moves the centre w_best. Their cuts are not added (the
+        master grows as without it). The full objective is convex along the segment and an oracle call costs a
+        fraction of a master solve (OCR100 P1: 0.01 s against 1–10 s), so the centre moves as a descent step of
+        the full objective instead of only to the in-out point; on OCR100 fold 0 (P1, m = 10) the upper bound was
+        5–11 % lower than without it at the same round from round 35 to 56 (232.5 against 256.2 at round 56) and
+        the lower bound ~1 % higher.
     gap_tol : float, optional
         Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
         the best full objective and the master's optimum is ≤ ``gap_tol``.
@@ -174,6 +183,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     check_param("solve_time_limit", solve_time_limit,
                 isinstance(solve_time_limit, (int, float)) and solve_time_limit > 0, "a number of seconds > 0")
     check_param("stabilise", stabilise, stabilise in (None, "in-out"), 'None or "in-out"')
+    check_param("line_search", line_search, isinstance(line_search, (int, np.integer)) and line_search >= 0
+                and not isinstance(line_search, bool), "an int >= 0")
     check_param("inout_weight", inout_weight, isinstance(inout_weight, (int, float)) and 0 <= inout_weight < 1,
                 "a float in [0, 1)")
     if gap_tol is not None:
@@ -276,7 +287,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                 new, max_violation = None, np.inf
                 if stabilise == "in-out" and w_best is not None and solution is not None:
                     # in-out: the cuts at w_sep are kept if they cut off the master's point (w, ξ)
-                    w_sep = inout_weight * w_best + (1.0 - inout_weight) * w
+                    centre = w_best
+                    w_sep = inout_weight * centre + (1.0 - inout_weight) * w
                     cand, hinge_sep = _separate(oracle, slack, w_sep)
                     value = program.objective_at(w_sep, hinge_sep)
                     upper = min(upper, value)
@@ -285,6 +297,15 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                     viol = cand.violation(w, xi)
                     if (viol > eps).any():
                         new = cand.select(viol > eps)
+                    # the line search: the full objective (an upper bound) on more points of the segment from the
+                    # master's point (λ = 0) to the centre; only the upper bound and the centre use them
+                    for lam in np.arange(line_search) / max(line_search, 1):
+                        w_ls = lam * centre + (1.0 - lam) * w
+                        _, hinge_ls = _separate(oracle, slack, w_ls)
+                        value = program.objective_at(w_ls, hinge_ls)
+                        upper = min(upper, value)
+                        if value < best_value:
+                            best_value, w_best = value, w_ls
                 if new is None:
                     cand, hinge = _separate(oracle, slack, w)
                     value = program.objective_at(w, hinge)

@@ -14,12 +14,13 @@ from _enumerated import solve_full, tiny
 @pytest.mark.parametrize("slack", ["n", "one"])
 @pytest.mark.parametrize("weight", [0.5, 0.8])
 @pytest.mark.parametrize("drop_after", [None, 1])
-def test_inout_reaches_the_enumerated_optimum(slack, weight, drop_after):
+@pytest.mark.parametrize("line_search", [0, 4])
+def test_inout_reaches_the_enumerated_optimum(slack, weight, drop_after, line_search):
     ds = tiny(seed=3)
     C, eps = 0.7, 1e-4
     opt, _ = solve_full(ds, C, "l1")
     res = mmprog.fit(ds, program="l1m3n", C=C, slack=slack, eps=eps, stabilise="in-out", inout_weight=weight,
-                     drop_after=drop_after)
+                     drop_after=drop_after, line_search=line_search)
     assert res.termination == "converged"
     tol = 1e-5 * max(1.0, abs(opt))
     assert res.primal_objective <= opt + tol
@@ -29,12 +30,13 @@ def test_inout_reaches_the_enumerated_optimum(slack, weight, drop_after):
     assert res.dual_objective == pytest.approx(res.primal_objective, rel=1e-4, abs=1e-5)
 
 
-@pytest.mark.parametrize("stabilise", [None, "in-out"])
-def test_gap_stop_brackets_the_enumerated_optimum(stabilise):
+@pytest.mark.parametrize("stabilise,line_search", [(None, 0), ("in-out", 0), ("in-out", 4)])
+def test_gap_stop_brackets_the_enumerated_optimum(stabilise, line_search):
     ds = tiny(seed=7, n=16)
     C = 1.0
     opt, _ = solve_full(ds, C, "l1")
-    res = mmprog.fit(ds, program="l1m3n", C=C, eps=1e-9, gap_tol=1e-3, stabilise=stabilise)
+    res = mmprog.fit(ds, program="l1m3n", C=C, eps=1e-9, gap_tol=1e-3, stabilise=stabilise,
+                     line_search=line_search)
     assert res.termination == "converged"
     tol = 1e-6 * max(1.0, abs(opt))
     # lower bound (a master optimum) ≤ optimum ≤ upper bound (a full objective), within the relative gap asked
@@ -54,7 +56,8 @@ def test_inout_and_kelley_reach_the_same_optimum():
 
 
 @pytest.mark.parametrize("kw,word", [({"stabilise": "level"}, "stabilise"), ({"stabilise": "in-out",
-                                      "inout_weight": 1.0}, "inout_weight"), ({"gap_tol": 0}, "gap_tol")])
+                                      "inout_weight": 1.0}, "inout_weight"), ({"gap_tol": 0}, "gap_tol"),
+                                     ({"stabilise": "in-out", "line_search": -1}, "line_search")])
 def test_parameters_are_checked(kw, word):
     with pytest.raises(ParameterError, match=word):
         mmprog.fit(tiny(seed=1), program="l1m3n", **kw)
