@@ -9,7 +9,7 @@ from .programs import get_program
 
 def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
-        progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
+        max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
         checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, gap_tol=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
@@ -39,6 +39,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Default: the linear chain for sequences, first-order arcs for trees.
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
+    max_cuts : int, optional
+        Bound on the active cuts of each slack: beyond it the oldest are replaced by their α-weighted average, one
+        aggregated cut that keeps the master's optimum (see :func:`mmprog.cutting_plane.run`). Bounds the memory of
+        1-slack fits on large corpora, where every cut holds millions of non-zeros.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
         :data:`mmprog.solvers.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
@@ -105,7 +109,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     orc = Oracle(fmap, prepared, backend=oracle, n_jobs=n_jobs, client=client, chunk_size=chunk_size)
     try:
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
-                  drop_after=drop_after, progress=progress, show=show, show_every=show_every,
+                  drop_after=drop_after, max_cuts=max_cuts, progress=progress, show=show, show_every=show_every,
                   snapshot_iters=tuple(snapshot_iters))
         if stabilise is not None:
             kw.update(stabilise=stabilise, inout_weight=inout_weight)
