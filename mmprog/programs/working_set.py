@@ -238,4 +238,7 @@ class WorkingSet:
             return np.zeros(0)
         cons = self.components
         solver_name = getattr(model, "solved_with", None)
-        return solver_duals(model, cons, solver_name)
+        alpha = np.asarray(solver_duals(model, cons, solver_name), dtype=np.float64)
+        # a deactivated row is not in the program that was solved: its multiplier is 0, whatever value the suffix
+        # still holds from the solves before it was dropped or aggregated
+        return np.where(self.active_mask(), alpha, 0.0)
