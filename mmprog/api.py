@@ -109,12 +109,14 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     orc = Oracle(fmap, prepared, backend=oracle, n_jobs=n_jobs, client=client, chunk_size=chunk_size)
     try:
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
-                  drop_after=drop_after, max_cuts=max_cuts, progress=progress, show=show, show_every=show_every,
+                  drop_after=drop_after, progress=progress, show=show, show_every=show_every,
                   snapshot_iters=tuple(snapshot_iters))
         if stabilise is not None:
             kw.update(stabilise=stabilise, inout_weight=inout_weight)
         if gap_tol is not None:
             kw["gap_tol"] = gap_tol
+        if max_cuts is not None:
+            kw["max_cuts"] = max_cuts
         if solve_time_limit is not None:
             kw["solve_time_limit"] = solve_time_limit
         if checkpoint is not None or ck is not None:
