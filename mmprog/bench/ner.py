@@ -235,6 +235,11 @@ def main(argv=None):
             print(f"{'svm_hmm':>8} {rec['dual']:10.2f} {'':>9} {rec['iters']:6d} {rec['wall']:7.0f} {rec['cpu']:7.0f} "
                   f"{rec['peak']:8.0f} {'':>7} {'':>7} {'':>7} {rec['f1']:8.2f}   recorded earlier on all 8,323 "
                   f"sentences, not run now (pass --svmhmm PATH to run your svm_hmm_learn here)")
+        if not args.limit:
+            rec = MMPROG_RECORDED
+            print(f"{'mmprog':>8} {'':>10} {'':>9} {rec['iters']:6d} {rec['wall']:7.0f} {'':>7} {rec['peak']:8.0f} "
+                  f"{'':>7} {'':>7} {'':>7} {rec['f1']:8.2f}   recorded before max_cuts (unbounded working set), "
+                  f"not run now")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("objective: mmprog's master optimum (a lower bound) and SVM^hmm's dual value; upper: the primal objective "
