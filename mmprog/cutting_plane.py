@@ -101,9 +101,9 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 
 
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
-        drop_tol=1e-9, max_cuts=None, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
-        solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
-        resume=None, stabilise=None, inout_weight=0.8, gap_tol=None):
+        drop_tol=1e-9, max_cuts=None, w0=None, model=None, show_every=None, show=None, progress=False,
+        snapshot_iters=(), solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None,
+        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, gap_tol=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -132,8 +132,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         Kiwiel 1983; BMRM's limited-memory variant, Teo et al. 2010). A convex combination of valid cuts of one
         slack is a valid cut, so every later master optimum is still a lower bound; α_a = Σ_S α reproduces the
         current w = Σ α ΔF and the master's optimum, so no round loses progress, and the fit stops by the same
-        ε-rule on the oracle's full objective — exact in what it returns, with at most ``max_cuts`` ΔF rows held
-        (the rows of S are released). Cuts of S with α = 0 are simply dropped.
+        ε-rule on the oracle's full objective — exact in what it returns, with at most ``max_cuts`` ΔF rows
+        held (the rows of S are released). Cuts of S with α = 0 are simply dropped.
     w0 : ndarray, shape (dim,), optional
         Starting point for the first separation (default 0).
     model : ConcreteModel, optional
@@ -341,7 +341,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                 if drop_after:
                     zero_rounds = _drop_inactive(program, model, solution.alpha, zero_rounds, drop_after, drop_tol)
                 if max_cuts is not None:
+                    t0 = time.perf_counter()
                     _aggregate_oldest(program, model, solution.alpha, max_cuts)
+                    t_pyomo += time.perf_counter() - t0
                 timings["pyomo"] += t_pyomo
                 timings["solver"] += status.solver_time
                 rec = IterationRecord(

@@ -23,8 +23,8 @@ def main(argv=None):
                     help="training sentences per fit (the first N; 8323 is all)")
     args = ap.parse_args(argv)
     print(f"CoNLL-2002 Spanish NER, 134 templates, {args.program} 1-slack, C = {args.C:g}, eps {args.eps:g}, "
-          f"drop_after {args.drop_after}, max_cuts {args.max_cuts or 'unbounded'}, oracle {args.oracle}; {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f} at the start")
+          f"drop_after {args.drop_after}, max_cuts {args.max_cuts or 'unbounded'}, oracle {args.oracle}; "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'sentences':>9} {'tokens':>8} {'joint_M':>7} {'rounds':>6} {'s/round':>7} {'oracle/rd':>9} "
           f"{'fit_s':>7} {'cpu_s':>7} {'cut_nnz_M':>9} {'peak_MB':>8} {'load':>5} {'objective':>10}")
     tmp = tempfile.mkdtemp(prefix="mmprog_bench_scale_")
