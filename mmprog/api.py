@@ -9,9 +9,9 @@ from .programs import get_program
 
 def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
-        progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None, checkpoint=None,
-        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0, gap_tol=None,
-        **program_params):
+        max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
+        checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
+        gap_tol=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -40,6 +40,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Default: the linear chain for sequences, first-order arcs for trees.
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
+    max_cuts : int, optional
+        Bound on the active cuts of each slack: beyond it the oldest are replaced by their α-weighted average, one
+        aggregated cut that keeps the master's optimum (see :func:`mmprog.cutting_plane.run`). Bounds the memory of
+        1-slack fits on large corpora, where every cut holds millions of non-zeros.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
         :data:`mmprog.solvers.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
@@ -116,6 +120,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
             kw.update(stabilise=stabilise, inout_weight=inout_weight, line_search=line_search)
         if gap_tol is not None:
             kw["gap_tol"] = gap_tol
+        if max_cuts is not None:
+            kw["max_cuts"] = max_cuts
         if solve_time_limit is not None:
             kw["solve_time_limit"] = solve_time_limit
         if checkpoint is not None or ck is not None:

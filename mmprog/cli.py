@@ -39,7 +39,7 @@ def cmd_train(args):
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     drop_after=args.drop_after, **long_run, **extra)
+                     drop_after=args.drop_after, max_cuts=args.max_cuts, **long_run, **extra)
     out = res.summary()
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
@@ -150,6 +150,8 @@ def build_parser():
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
+    p.add_argument("--max-cuts", type=int, default=None,
+                   help="at most this many active cuts a slack: older ones are aggregated (bounds memory)")
     p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
     p.add_argument("--solve-time-limit", type=float, default=None,
                    help="cap in seconds on one master solve, passed to the solver (default 600)")

@@ -101,9 +101,9 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 
 
 def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
-        drop_tol=1e-9, w0=None, model=None, show_every=None, show=None, progress=False, snapshot_iters=(),
-        solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None, checkpoint_every=None,
-        resume=None, stabilise=None, inout_weight=0.8, line_search=0, gap_tol=None):
+        drop_tol=1e-9, max_cuts=None, w0=None, model=None, show_every=None, show=None, progress=False,
+        snapshot_iters=(), solve_options=None, solve_time_limit=SOLVE_TIME_LIMIT, checkpoint=None,
+        checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0, gap_tol=None):
     """Run the cutting-plane loop.
 
     Parameters
@@ -125,6 +125,15 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     drop_after : int, optional
         Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds; their ΔF
         rows are released from memory (:meth:`WorkingSet.release`).
+    max_cuts : int ≥ 2, optional
+        Bound on the active cuts of each slack. After a solve that leaves more, the oldest active cuts S of that
+        slack (the previous aggregate among them) are replaced by one aggregated cut, their convex combination with
+        weights λ_r = α_r / Σ_S α: ΔF_a = Σ λ_r ΔF_r, Δℓ_a = Σ λ_r Δℓ_r (the aggregation of bundle methods,
+        Kiwiel 1983; BMRM's limited-memory variant, Teo et al. 2010). A convex combination of valid cuts of one
+        slack is a valid cut, so every later master optimum is still a lower bound; α_a = Σ_S α reproduces the
+        current w = Σ α ΔF and the master's optimum, so no round loses progress, and the fit stops by the same
+        ε-rule on the oracle's full objective — exact in what it returns, with at most ``max_cuts`` ΔF rows
+        held (the rows of S are released). Cuts of S with α = 0 are simply dropped.
     w0 : ndarray, shape (dim,), optional
         Starting point for the first separation (default 0).
     model : ConcreteModel, optional
@@ -189,6 +198,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                 "a float in [0, 1)")
     if gap_tol is not None:
         check_param("gap_tol", gap_tol, isinstance(gap_tol, (int, float)) and gap_tol > 0, "a float > 0 or None")
+    if max_cuts is not None:
+        check_param("max_cuts", max_cuts, isinstance(max_cuts, (int, np.integer)) and max_cuts >= 2,
+                    "an int >= 2 or None")
     if checkpoint_every is not None:
         check_param("checkpoint_every", checkpoint_every,
                     isinstance(checkpoint_every, (int, np.integer)) and checkpoint_every >= 1, "an int >= 1")
@@ -349,6 +361,10 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                 lower = max(lower, solution.objective)
                 if drop_after:
                     zero_rounds = _drop_inactive(program, model, solution.alpha, zero_rounds, drop_after, drop_tol)
+                if max_cuts is not None:
+                    t0 = time.perf_counter()
+                    _aggregate_oldest(program, model, solution.alpha, max_cuts)
+                    t_pyomo += time.perf_counter() - t0
                 timings["pyomo"] += t_pyomo
                 timings["solver"] += status.solver_time
                 rec = IterationRecord(
@@ -416,6 +432,41 @@ def _drop_inactive(program, model, alpha, zero_rounds, drop_after, tol):
         program.drop_cuts(model, list(drop))
         model.ws.release(drop)
     return zr
+
+
+def _aggregate_oldest(program, model, alpha, max_cuts):
+    """Replace the oldest active cuts of every slack holding more than ``max_cuts`` by their α-weighted average
+    (see ``max_cuts`` in :func:`run`); the aggregate's α starts at Σ_S α.
+
+    Parameters
+    ----------
+    alpha : ndarray, shape (r,)
+        The multipliers of the master just solved (r = cuts in the working set).
+    """
+    from .cuts import Cuts
+    ws = model.ws
+    active = ws.active_mask()
+    examples = ws.example_array()
+    alpha = np.maximum(np.asarray(alpha, dtype=np.float64), 0.0)
+    for i in np.unique(examples[active]):
+        mine = np.nonzero(active & (examples == i))[0]          # insertion order: oldest first
+        if len(mine) <= max_cuts:
+            continue
+        S = mine[: len(mine) - max_cuts + 1]                  # these S become one cut: max_cuts remain
+        total = float(alpha[S].sum())
+        if total > 0:
+            lam = alpha[S] / total
+            row, dl = ws.combine(S, lam)
+            program.add_cuts(model, Cuts(np.array([i], dtype=np.int64), row, np.array([dl])))
+            # the aggregate carries S's weight: the master's current point is unchanged (a warm start of dual
+            # masters, whose cut components are the α variables; a primal master's component is its row)
+            if hasattr(ws.components[-1], "fixed"):
+                ws.components[-1].set_value(total, skip_validation=True)
+            warm = getattr(model, "_gram_daqp", None)
+            if warm is not None and len(warm.alpha) == len(alpha):
+                warm.alpha = np.r_[np.where(np.isin(np.arange(len(alpha)), S), 0.0, warm.alpha), total]
+        program.drop_cuts(model, list(S))
+        ws.release(S)
 
 
 def history_as_dicts(history):

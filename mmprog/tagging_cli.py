@@ -93,7 +93,7 @@ def train_text(args):
     res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
                    program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                    max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
-                   client=args.client, drop_after=args.drop_after, progress=not args.json, **long_run, **extra)
+                   client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, **long_run, **extra)
     out = res.summary()
     out["train_seconds"] = round(time.perf_counter() - t0, 2)
     out["n_input_features"] = res.meta["n_input_features"]

@@ -58,3 +58,21 @@ def test_fit_on_the_slice_is_unchanged_within_eps(ner_slice, monkeypatch):
     width = C * len(ner_slice) * eps
     assert abs(new.primal_objective - old.primal_objective) <= width
     assert max(new.primal_objective, old.primal_objective) <= min(new.upper_bound, old.upper_bound) + 1e-6
+
+
+def test_bounded_working_set_reaches_the_same_objective_on_the_slice(ner_slice):
+    """max_cuts aggregates the oldest cuts: at most that many rows held in every round, same optimum within eps."""
+    eps, C = 0.1, 0.1
+    full = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=300, drop_after=10)
+    bounded = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=600, drop_after=10,
+                         max_cuts=5)
+    assert full.termination == bounded.termination == "converged"
+    assert max(h.n_active for h in bounded.history) <= 5 < max(h.n_active for h in full.history)
+    ws = bounded.model.ws
+    assert ws.nnz == ws.dF()[ws.active_mask()].nnz            # only the active rows are held
+    width = C * len(ner_slice) * eps
+    assert abs(full.primal_objective - bounded.primal_objective) <= width
+    assert max(full.primal_objective, bounded.primal_objective) <= min(full.upper_bound, bounded.upper_bound) + 1e-6
+    # the master optimum never goes down across an aggregation (the aggregate reproduces the current α)
+    lower = [h.objective for h in bounded.history]
+    assert all(b >= a - 1e-6 * max(1.0, abs(a)) for a, b in zip(lower, lower[1:]))

@@ -260,3 +260,55 @@ def test_limits_are_reported_as_termination():
     assert mmprog.fit(ds, program="l1m3n", C=1.0, eps=1e-9, max_iter=2).termination == "max_iter"
     res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-12, max_iter=10_000, time_limit=1e-3)
     assert res.termination == "time_limit"
+
+
+@pytest.mark.parametrize("slack", ["one", "n"])
+@pytest.mark.parametrize("program,kw", [("m3n", {"master": "dual"}), ("m3n", {"master": "dual", "solver": "highs"}),
+                                        ("m3n", {"master": "primal"}), ("mtl", {})])
+def test_aggregating_the_oldest_cuts_keeps_the_optimum(program, kw, slack):
+    ds = tiny(seed=29)
+    # a bundle of 3 aggregated cuts needs more rounds to a tight eps than the full working set (35 against 20 at
+    # 1e-3 in the 1-slack form)
+    C, eps = 0.8, 1e-3 if slack == "one" else 1e-5
+    res = mmprog.fit(ds, program=program, C=C, eps=eps, slack=slack, max_cuts=3, max_iter=1000, **kw)
+    assert res.termination == "converged"
+    ws = res.model.ws
+    held = np.setdiff1d(np.arange(ws.size), sorted(ws.released))
+    # at most max_cuts active cuts per slack, and only their rows are held
+    counts = np.bincount(ws.example_array()[ws.active_mask()])
+    assert counts.max() <= 3 and len(ws.released) > 0
+    # the multipliers of the master as it stands (aggregated rows deactivated) close the duality gap
+    assert res.dual_objective == pytest.approx(res.primal_objective, rel=1e-4, abs=1e-5)
+    assert ws.nnz == ws.dF()[held].nnz and set(held.tolist()) == set(np.nonzero(ws.active_mask())[0].tolist())
+    if program == "m3n":
+        opt, _ = solve_full(ds, C, "l2")
+    else:
+        opt = mmprog.fit(ds, program=program, C=C, eps=1e-5, slack=slack, max_iter=1000, **kw).primal_objective
+    tol = 1e-5 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + C * len(ds) * eps + tol
+    assert opt <= res.primal_objective + C * len(ds) * eps + tol
+    assert res.upper_bound >= opt - tol
+
+
+def test_combined_cut_is_the_weighted_sum_of_the_rows():
+    from scipy import sparse as sp
+    from mmprog.cuts import Cuts
+    from mmprog.exceptions import ParameterError
+    from mmprog.programs.working_set import WorkingSet
+    rng = np.random.default_rng(4)
+    F = sp.random(6, 50, density=0.2, random_state=2, format="lil")
+    F[1, 3], F[2, 3] = 1.0, -2.0                      # cancels under the weights below: no explicit zero kept
+    F = F.tocsr()
+    ws = WorkingSet(50)
+    dl = rng.random(6)
+    ws.add(Cuts(np.zeros(6, int), F, dl))
+    lam = np.array([0.0, 2.0, 1.0, 0.5])
+    row, d = ws.combine([0, 1, 2, 5], lam)
+    want = lam @ F[[0, 1, 2, 5]].toarray()
+    assert row.shape == (1, 50) and np.all(np.diff(row.indices) > 0) and np.all(row.data != 0)
+    np.testing.assert_allclose(row.toarray().ravel(), want, rtol=0, atol=1e-15)
+    assert row[0, 3] == 0.0 and d == pytest.approx(lam @ dl[[0, 1, 2, 5]])
+    ws.active[5] = False
+    ws.release([5])
+    with pytest.raises(ParameterError, match="released"):
+        ws.combine([4, 5], np.ones(2))

@@ -120,6 +120,45 @@ class WorkingSet:
             self._D[pos[pos < self._D.shape[0]]] = 0.0
         self.released.update(int(p) for p in pos)
 
+    def combine(self, positions, weights):
+        """Σ_p weights_p ΔF_p and Σ_p weights_p Δℓ_p over ``positions`` (an aggregated cut).
+
+        Built from the stored entries alone, merged per coordinate by one sort: a sparse product (weightsᵀ F[S])
+        would allocate work arrays as long as ``dim`` (53 million on CoNLL-2002 NER) and a dense sum ΔFᵀλ a
+        424 MB vector.
+
+        Parameters
+        ----------
+        positions : ndarray of int, shape (s,)
+            Cuts whose rows are still held (not released).
+        weights : ndarray, shape (s,)
+
+        Returns
+        -------
+        row : scipy.sparse.csr_matrix, shape (1, dim)
+            Sorted indices, one entry per coordinate, explicit zeros removed.
+        dl : float
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        weights = np.asarray(weights, dtype=np.float64)
+        released = [int(p) for p in positions if int(p) in self.released]
+        if released:
+            from ..exceptions import ParameterError
+            raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
+        indptr = np.asarray(self._indptr, dtype=np.int64)
+        lo, hi = indptr[positions], indptr[positions + 1]
+        idx = np.concatenate([self._indices[a:b] for a, b in zip(lo, hi)]) if len(positions) else np.zeros(0, int)
+        val = np.concatenate([weights[k] * self._data[a:b] for k, (a, b) in enumerate(zip(lo, hi))]) \
+            if len(positions) else np.zeros(0)
+        order = np.argsort(idx, kind="stable")
+        idx, val = idx[order], val[order]
+        start = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]]) if len(idx) else np.zeros(0, dtype=np.int64)
+        cols, sums = idx[start], np.add.reduceat(val, start) if len(idx) else np.zeros(0)
+        keep = sums != 0
+        row = sp.csr_matrix((sums[keep], cols[keep], [0, int(keep.sum())]), shape=(1, self.dim))
+        dl = float(weights @ self.dl_array()[positions])
+        return row, dl
+
     def dF(self):
         """All ΔF_r stacked, CSR (r, dim)."""
         if self._dF is None:
@@ -199,4 +238,7 @@ class WorkingSet:
             return np.zeros(0)
         cons = self.components
         solver_name = getattr(model, "solved_with", None)
-        return solver_duals(model, cons, solver_name)
+        alpha = np.asarray(solver_duals(model, cons, solver_name), dtype=np.float64)
+        # a deactivated row is not in the program that was solved: its multiplier is 0, whatever value the suffix
+        # still holds from the solves before it was dropped or aggregated
+        return np.where(self.active_mask(), alpha, 0.0)
