@@ -1,7 +1,9 @@
 """Text in, labels out: derived token columns, train → tag → evaluate from the command line on tiny CoNLL files
 written here, the token-dict estimator against the template route, and the one-line errors."""
+import io
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -233,18 +235,36 @@ def sents_from(corpus):
     return [tags_to_words(s["char"], t) for s, t in zip(corpus.sentences, corpus.labels)]
 
 
-def test_parse_writes_predicted_heads(tmp_path, capsys):
-    import mmprog
-    rng = random.Random(5)
-    path = tmp_path / "t.conllu"
+def _chain_treebank(path, n_sent, seed):
+    rng = random.Random(seed)
     with open(path, "w") as fh:
-        for s in range(20):
+        for s in range(n_sent):
             n = rng.randint(2, 5)
             fh.write(f"# sent_id = {s}\n")
             for i in range(1, n + 1):
                 head = 0 if i == 1 else i - 1        # a chain: every word hangs on the one before it
                 fh.write(f"{i}\tw{i}\tw{i}\tX\tT{i % 3}\t_\t{head}\tdep\t_\t_\n")
             fh.write("\n")
+
+
+def _heads_of(text):
+    got, cur = [], []
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            continue
+        if not line:
+            if cur:
+                got.append(cur)
+            cur = []
+            continue
+        cur.append(int(line.split("\t")[6]))
+    return got
+
+
+def test_parse_writes_predicted_heads(tmp_path, capsys):
+    import mmprog
+    path = tmp_path / "t.conllu"
+    _chain_treebank(path, 20, 5)
     model = str(tmp_path / "dep")
     assert main(["train", "--data", f"conllu:{path}", "--slack", "one", "--eps", "0.01", "--out", model,
                  "--json"]) == 0
@@ -254,17 +274,48 @@ def test_parse_writes_predicted_heads(tmp_path, capsys):
     pred = mmprog.load(model)
     from mmprog.datasets import load_conllu
     want = [h[1:].tolist() for h in pred.predict(load_conllu(path))]
-    got, cur = [], []
-    for line in out.read_text().split("\n"):
-        if line.startswith("#"):
-            continue
-        if not line:
-            if cur:
-                got.append(cur)
-            cur = []
-            continue
-        cur.append(int(line.split("\t")[6]))
-    assert got == want
+    assert _heads_of(out.read_text()) == want
+
+
+def test_parse_streams_stdin_in_batches(tmp_path, capsys, monkeypatch):
+    """parse reads standard input and parses it batch by batch: with batches of a few tokens the output (heads,
+    comments, the attachment scores of --json) is the one of the whole file parsed at once."""
+    import mmprog
+    import mmprog.tagging_cli as tcli
+    from mmprog.datasets import load_conllu
+    train, test = tmp_path / "train.conllu", tmp_path / "test.conllu"
+    _chain_treebank(train, 20, 5)
+    _chain_treebank(test, 15, 9)
+    model = str(tmp_path / "dep")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--out", model]) == 0
+    capsys.readouterr()
+    pred = mmprog.load(model)
+    ds = load_conllu(test)
+    want = [h[1:].tolist() for h in pred.predict(ds)]
+    monkeypatch.setattr(tcli, "_PARSE_BATCH_TOKENS", 7)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(test.read_bytes()), encoding="utf-8"))
+    assert main(["parse", "--model", model, "--data", "conllu:-", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert _heads_of(cap.out) == want
+    assert [ln for ln in cap.out.split("\n") if ln.startswith("#")] == [f"# sent_id = {s}" for s in range(15)]
+    assert json.loads(cap.err) == pytest.approx(pred.evaluate(ds))
+
+
+def test_parse_bad_line_names_file_and_line(tmp_path, capsys):
+    train, bad = tmp_path / "train.conllu", tmp_path / "bad.conllu"
+    _chain_treebank(train, 10, 5)
+    model = str(tmp_path / "dep")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--out", model]) == 0
+    lines = train.read_text().split("\n")
+    k = [i for i, ln in enumerate(lines) if "\t" in ln][6]
+    lines[k] = lines[k].replace("\t", " ", 1)         # 9 tab-separated fields on line k + 1
+    bad.write_text("\n".join(lines))
+    capsys.readouterr()
+    out = tmp_path / "parsed.conllu"
+    assert main(["parse", "--model", model, "--data", f"conllu:{bad}", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}:{k + 1}:" in err[0] and "9 tab-separated fields" in err[0]
+    assert not out.exists()                        # nothing half-written
 
 
 # ---------------------------------------------------------------------------------------------------- token dicts
