@@ -149,6 +149,9 @@ def build_parser():
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
+    p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
+                   help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "
+                        "templates as the derived column NAME, e.g. %%x[0,0:NAME]; repeatable")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
     p.add_argument("--solve-time-limit", type=float, default=None,

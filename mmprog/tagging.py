@@ -53,7 +53,7 @@ def read_templates(spec):
                          f"{spec!r} is neither")
 
 
-def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
+def fit_text(corpus, templates="rich", min_count=1, lexicons=None, **fit_kwargs):
     """Fit the templates on a labelled corpus and train a chain on the features (:func:`mmprog.fit`).
 
     Parameters
@@ -64,6 +64,9 @@ def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
         A preset name or template lines (see :class:`~mmprog.features.templates.TemplateExtractor`).
     min_count : int
         Keep features seen at least this often (CRF++'s ``-f``).
+    lexicons : dict str -> dict str -> str, optional
+        Gazetteers / word clusters addressed by the templates as derived columns (see
+        :class:`~mmprog.features.templates.TemplateExtractor`); saved with the model.
     **fit_kwargs
         :func:`mmprog.fit`'s parameters (program, C, slack, eps, drop_after, program parameters, ...).
 
@@ -78,7 +81,7 @@ def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
     if corpus.labels is None:
         raise DataError(f"{corpus.name}: the training text has no label column; give columns=... naming it")
     t0 = time.perf_counter()
-    ex = TemplateExtractor(templates, min_count=min_count)
+    ex = TemplateExtractor(templates, min_count=min_count, lexicons=lexicons)
     ds = ex.to_dataset(corpus)
     feature_seconds = time.perf_counter() - t0
     res = mmprog.fit(ds, **fit_kwargs)

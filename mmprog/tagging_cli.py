@@ -79,6 +79,20 @@ def _load_text_model(path):
 # train / evaluate on text (called from mmprog.cli)
 # ----------------------------------------------------------------------------------------------------------------------
 
+def _lexicons(specs):
+    """``--lexicon NAME=FILE`` options as {NAME: {word: value}} (each file read with one-line errors)."""
+    from .features.templates import read_lexicon
+    out = {}
+    for spec in specs or []:
+        name, eq, path = spec.partition("=")
+        if not eq or not name or not path:
+            raise ParameterError(f"--lexicon takes NAME=FILE (e.g. brown=clusters.txt); got {spec!r}")
+        if name in out:
+            raise ParameterError(f"--lexicon {name!r} given twice")
+        out[name] = read_lexicon(path)
+    return out
+
+
 def train_text(args):
     """``mmprog train --templates ...``: features from templates on a CoNLL file, then the chosen program."""
     from .datasets.registry import load_spec
@@ -91,6 +105,7 @@ def train_text(args):
     long_run = long_run_options(args)
     t0 = time.perf_counter()
     res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
+                   lexicons=_lexicons(args.lexicon),
                    program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                    max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                    client=args.client, drop_after=args.drop_after, progress=not args.json, **long_run, **extra)

@@ -70,6 +70,48 @@ def test_derived_columns_by_hand():
     assert [ex.feature_names_[j] for j in X.indices] == ["U1:na", "U2:_B-1/N"]
 
 
+def test_lexicon_column_train_tag_and_errors(files, capsys):
+    """A gazetteer read with --lexicon is a column the templates address: its features are the looked-up values
+    (as written, else lower-cased, else "_"), the saved model carries it (tag needs nothing else), and bad lexicon
+    lines are one-line errors naming file and line."""
+    import mmprog
+    tmp, train, test = files
+    lex = tmp / "places.txt"
+    lex.write_text("# a gazetteer\n" + "".join(f"{p}\tLOC\n" for p in PLACES) + "juan PER\n", encoding="utf-8")
+    tpl = tmp / "tpl.txt"
+    tpl.write_text("U00:%x[0,0]\nUgaz:%x[0,0:gaz]\nUgaz1:%x[-1,0:gaz]/%x[0,0:gaz]\nB\n", encoding="utf-8")
+    model = str(tmp / "m")
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl),
+                 "--lexicon", f"gaz={lex}", "--slack", "one", "--eps", "0.1", "--out", model, "--json"]) == 0
+    capsys.readouterr()
+    pred = mmprog.load(model)
+    names = set(pred.extractor.feature_names_)
+    assert {"Ugaz:LOC", "Ugaz:PER", "Ugaz:_", "Ugaz1:_B-1/_", "Ugaz1:_/LOC"} <= names
+    assert not any(n.startswith("Ugaz:") and n[5:] not in ("LOC", "PER", "_") for n in names)
+    # "Juan" is found lower-cased; an unseen word outside the lexicon reads "_"
+    X = pred.extractor.transform([{"form": ["Juan", "Lima", "Xyz"], "pos": ["NC", "NC", "NC"]}])[0]
+    got = [[pred.extractor.feature_names_[j] for j in X[t].indices if "gaz:" in pred.extractor.feature_names_[j]]
+           for t in range(3)]
+    assert got == [["Ugaz:PER"], ["Ugaz:LOC"], ["Ugaz:_"]]
+    out = tmp / "tagged.txt"
+    assert main(["tag", "--model", model, "--data", f"conll:{test},columns=form/pos/ne", "--out", str(out)]) == 0
+    from mmprog.datasets import load_conll
+    want = [pred.label_names[y] for ys in pred.predict(load_conll(test, columns=("form", "pos", "ne"))) for y in ys]
+    assert [ln.split()[-1] for ln in out.read_text(encoding="utf-8").splitlines() if ln] == want
+    # bad lexicon lines: exit 2 and one line naming the file and the line
+    for text, line, what in [("Madrid LOC\nLima\n", 2, "1 fields"), ("Lima LOC\nLima PER\n", 2, "listed again"),
+                             ("a b c\n", 1, "3 fields")]:
+        lex.write_text(text, encoding="utf-8")
+        assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl),
+                     "--lexicon", f"gaz={lex}", "--out", model]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{lex}:{line}:" in err[0] and what in err[0], err
+    # a template naming a lexicon that was not given
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl), "--out",
+                 model]) == 2
+    assert "'gaz'" in capsys.readouterr().err
+
+
 def test_rich_preset_one_group_per_template_and_state_round_trip(files):
     from mmprog.datasets import load_conll
     _, train, _ = files
