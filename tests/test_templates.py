@@ -115,20 +115,6 @@ def test_matches_string_reference(min_count):
     assert ex.feature_counts().min() >= min_count
 
 
-def test_hash_lookup_path_matches_reference(monkeypatch):
-    # templates whose key space exceeds the dense-table limit are looked up in a hash table: force every template
-    # with more than 8 possible keys onto that path and compare with the string reference
-    monkeypatch.setattr(tmod, "_TABLE_LIMIT", 8)
-    rng = np.random.default_rng(5)
-    train = random_sentences(rng, 50)
-    test = random_sentences(rng, 30, vocab_words=35)
-    templates = PRESETS["ner"][:40] + ["B"]
-    ex = TemplateExtractor(templates).fit(train)
-    vocab, ref_active = reference(train, test, ["form", "pos"], templates)
-    assert ours_active(ex, ex.transform(test)) == ref_active
-    assert (ex._plan()["tab_lo"] < 0).sum() > 30      # the hash path was taken
-
-
 def test_key_reindexing_path_matches_reference(monkeypatch):
     # force the int64-overflow path (partial keys re-indexed through fitted tables) on small data
     monkeypatch.setattr(tmod, "_KEY_LIMIT", 50)

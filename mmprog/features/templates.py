@@ -271,6 +271,7 @@ class _Template:
         self.counts = None        # (d_j,) training counts
         self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
         self.bound = 1            # keys lie in [0, bound)
+        self.table = None         # dense key -> feature lookup, built on first transform
 
     def compute_keys(self, atoms, radices, fitting, n):
         """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
@@ -617,13 +618,13 @@ class TemplateExtractor:
             u, cnt = np.unique(k[k >= 0], return_counts=True)
             keep = cnt >= self.min_count
             t.keys, t.counts = u[keep], cnt[keep]
+            t.table = None
             offsets.append(offsets[-1] + t.keys.shape[0])
         self._offsets = np.asarray(offsets, dtype=np.int64)
         self.n_features_ = int(self._offsets[-1])
         self.groups_ = np.repeat(np.arange(len(self._unigram)), np.diff(self._offsets)).astype(np.int64)
         self.group_names_ = [t.name for t in self._unigram]
         self._feature_names = None
-        self.__dict__.pop("_plan_cache", None)
         self._fitted = True
         return self
 
@@ -655,90 +656,40 @@ class TemplateExtractor:
         bounds = np.concatenate([[0], np.cumsum(lens)])
         return [_csr_rows(X, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
-    def _plan(self):
-        """The fitted templates as flat integer arrays for :func:`~mmprog.features.template_kernels.feature_rows`
-        (built once per fitted extractor and kept: tagging calls transform again and again)."""
-        plan = self.__dict__.get("_plan_cache")
-        if plan is not None:
-            return plan
-        from .template_kernels import build_hash
-        used = self._columns_used()
-        row_of = {c: k for k, c in enumerate(used)}
-        K = self._K
-        idx_dtype = np.int64 if self.n_features_ >= 2**31 else np.int32
-        mac_ptr, mac_row, mac_col, mac_radix, rec_lo, rec_hi = [0], [], [], [], [], []
-        recode, tab_lo, tables, hash_lo, hash_bits, hkeys, hvals = [], [], [], [], [], [], []
-        n_rec = n_tab = n_hash = 0
-        for j, t in enumerate(self._unigram):
-            bound = 1
-            for k, (r, c) in enumerate(t.macros):
-                radix = self._vocab_size[c] + 2 * K
-                table = t.recode[k] if k < len(t.recode) else None
-                # the same progression of the key space as compute_keys: re-indexed where fitting re-indexed
-                if bound * radix >= _KEY_LIMIT and table is not None:
-                    rec_lo.append(n_rec)
-                    recode.append(np.asarray(table, dtype=np.int64))
-                    n_rec += table.shape[0]
-                    rec_hi.append(n_rec)
-                    bound = max(table.shape[0], 1)
-                else:
-                    rec_lo.append(-1)
-                    rec_hi.append(-1)
-                bound *= radix
-                mac_row.append(r)
-                mac_col.append(row_of[c])
-                mac_radix.append(radix)
-            mac_ptr.append(len(mac_row))
-            d_j = t.keys.shape[0]
-            feats = (np.arange(d_j) + self._offsets[j]).astype(idx_dtype)
-            if bound <= _TABLE_LIMIT:
-                # small key space: a dense look-up table beats binary search
-                table = np.full(bound, -1, dtype=idx_dtype)
-                table[t.keys] = feats
-                tab_lo.append(n_tab)
-                tables.append(table)
-                n_tab += bound
-                hash_lo.append(-1)
-                hash_bits.append(0)
-            else:
-                # large key space (word pairs): a hash table with at least twice the keys' slots
-                bits = max(int(2 * d_j).bit_length(), 4)
-                hk = np.full(1 << bits, -1, dtype=np.int64)
-                hv = np.full(1 << bits, -1, dtype=idx_dtype)
-                build_hash(np.asarray(t.keys, dtype=np.int64), feats, bits, hk, hv)
-                tab_lo.append(-1)
-                hash_lo.append(n_hash)
-                hash_bits.append(bits)
-                hkeys.append(hk)
-                hvals.append(hv)
-                n_hash += 1 << bits
-        i64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt, copy=False) if xs else np.zeros(1, dt)  # noqa: E731
-        plan = dict(used=used, vsize=i64([self._vocab_size[c] for c in used]), K=K, mac_ptr=i64(mac_ptr),
-                    mac_row=i64(mac_row), mac_col=i64(mac_col), mac_radix=i64(mac_radix), rec_lo=i64(rec_lo),
-                    rec_hi=i64(rec_hi), recode=cat(recode, np.int64), tab_lo=i64(tab_lo),
-                    tables=cat(tables, idx_dtype), hash_lo=i64(hash_lo), hash_bits=i64(hash_bits),
-                    hkeys=cat(hkeys, np.int64), hvals=cat(hvals, idx_dtype), idx_dtype=idx_dtype)
-        self._plan_cache = plan
-        return plan
-
     def _stacked(self, lens, ids, dtype):
-        from .template_kernels import feature_rows
-        P = self._plan()
+        keys = self._atoms(lens, ids, fitting=False)
         N = int(lens.sum())
         n_t = len(self._unigram)
-        A = np.empty((len(P["used"]), N), dtype=np.int64)
-        for k, c in enumerate(P["used"]):
-            A[k] = ids[c]
-        indptr = np.empty(N + 1, dtype=P["idx_dtype"])
-        indices = np.empty(N * n_t, dtype=P["idx_dtype"])
-        # one compiled pass: shifted ids -> mixed-radix keys -> feature index, rows written straight into CSR (each
-        # row comes out sorted since the template offsets increase with j)
-        nnz = feature_rows(A, P["vsize"], np.asarray(lens, dtype=np.int64), P["K"], P["mac_ptr"], P["mac_row"],
-                           P["mac_col"], P["mac_radix"], P["rec_lo"], P["rec_hi"], P["recode"], P["tab_lo"],
-                           P["tables"], P["hash_lo"], P["hash_bits"], P["hkeys"], P["hvals"], indptr, indices)
-        data = np.ones(nnz, dtype=dtype)
-        return sp.csr_matrix((data, indices[:nnz], indptr), shape=(N, self.n_features_))
+        # Fortran order: each template fills one contiguous column
+        cols = np.full((N, n_t), -1, dtype=np.int64 if self.n_features_ >= 2**31 else np.int32, order="F")
+        for j, (t, k) in enumerate(zip(self._unigram, keys)):
+            d_j = t.keys.shape[0]
+            if d_j == 0:
+                continue
+            table = t.table
+            if table is None and t.bound <= _TABLE_LIMIT:
+                # small key space: a dense lookup table beats binary search; built once and kept (tagging calls
+                # transform again and again)
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
+                table[t.keys] = np.arange(d_j) + self._offsets[j]
+                t.table = table
+            if table is not None:
+                cols[:, j] = table[k]        # k = -1 reads table[-1] = -1
+            elif t.bound <= 4 * N:
+                table = np.full(t.bound + 1, -1, dtype=cols.dtype)
+                table[t.keys] = np.arange(d_j) + self._offsets[j]
+                cols[:, j] = table[k]
+            else:
+                pos = np.minimum(np.searchsorted(t.keys, k), d_j - 1)
+                found = (k >= 0) & (t.keys[pos] == k)
+                cols[found, j] = pos[found] + self._offsets[j]
+        mask = cols >= 0
+        # boolean indexing walks in row-major order whatever the layout, and template offsets increase with j, so
+        # each row's columns come out sorted: no sort needed
+        indices = cols[mask]
+        indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(indices.dtype)
+        data = np.ones(indices.shape[0], dtype=dtype)
+        return sp.csr_matrix((data, indices, indptr), shape=(N, self.n_features_))
 
     def fit_transform(self, sentences, dtype=np.float64):
         """:meth:`fit` then :meth:`transform` on the same sentences."""
