@@ -147,7 +147,7 @@ def build_parser():
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
-                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
+                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
     p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
                    help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "

@@ -34,7 +34,8 @@ def task_of(label_names) -> str:
 
 
 def read_templates(spec):
-    """A preset name (``ner``, ``tp1``, ``tp2``, ``rich``) or the path of a CRF++ template file, taken as it is.
+    """A preset name (``ner``, ``tp1``, ``tp2``, ``rich``, ``chunk``) or the path of a CRF++ template file, taken as
+    it is.
 
     Returns
     -------

@@ -112,6 +112,47 @@ def test_lexicon_column_train_tag_and_errors(files, capsys):
     assert "'gaz'" in capsys.readouterr().err
 
 
+def test_chunk_preset_is_rich_plus_crfpp_chunking_template():
+    from mmprog.features.templates import parse_template
+    body = lambda t: t.split(":", 1)[1] if ":" in t.split("%x", 1)[0] else t   # noqa: E731
+    chunk = [body(t) for t in PRESETS["chunk"]]
+    assert [body(t) for t in PRESETS["rich"]][:-1] == chunk[: len(PRESETS["rich"]) - 1] and chunk[-1] == "B"
+    # CRF++ example/chunking/template, line for line (ids dropped): every one of its groups is in the preset
+    crfpp = ["%x[-2,0]", "%x[-1,0]", "%x[0,0]", "%x[1,0]", "%x[2,0]", "%x[-1,0]/%x[0,0]", "%x[0,0]/%x[1,0]",
+             "%x[-2,1]", "%x[-1,1]", "%x[0,1]", "%x[1,1]", "%x[2,1]", "%x[-2,1]/%x[-1,1]", "%x[-1,1]/%x[0,1]",
+             "%x[0,1]/%x[1,1]", "%x[1,1]/%x[2,1]", "%x[-2,1]/%x[-1,1]/%x[0,1]", "%x[-1,1]/%x[0,1]/%x[1,1]",
+             "%x[0,1]/%x[1,1]/%x[2,1]"]
+    # rich reads neighbouring words lower-cased: the same macros with the lower column count as present
+    have = {body(t).replace(",0:lower]", ",0]") for t in PRESETS["chunk"]}
+    assert set(crfpp) <= have
+    names = [parse_template(t)[1] for t in PRESETS["chunk"] if t != "B"]
+    assert len(set(names)) == len(names)
+
+
+def test_bench_crf_dev_scores_the_held_out_part_of_train(tmp_path, capsys):
+    """``python -m mmprog.bench crf --dev F`` trains on the first sentences of the training file and scores on its
+    last F only: the split is exact and no test file is read (there is none here)."""
+    import gzip
+    from mmprog.bench.crf import holdout_split, main as bench_crf
+    from mmprog.datasets import load_conll
+    sents = _sentences(40, 3)
+    (tmp_path / "conll2000").mkdir()
+    with gzip.open(tmp_path / "conll2000" / "train.txt.gz", "wt", encoding="utf-8") as fh:
+        for s in sents:
+            fh.write("".join(f"{w} {p} {t}\n" for w, p, t in s) + "\n")
+    d = tmp_path / "split"
+    d.mkdir()
+    cols, train, tests = holdout_split("chunk", str(tmp_path), 0.25, str(d))
+    tr = load_conll(train, columns=("form", "pos", "chunk"))
+    dev = load_conll(tests["dev"], columns=("form", "pos", "chunk"))
+    assert len(tr) == 30 and len(dev) == 10
+    assert [s["form"] for s in tr.sentences + dev.sentences] == [[w for w, _, _ in s] for s in sents]
+    assert bench_crf(["--task", "chunk", "--data-root", str(tmp_path), "--dev", "0.25", "--skip", "crfsuite",
+                      "--json", "--mmprog-args", "--templates chunk --slack one --eps 0.5"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert list(k for k in rows[0] if k in ("dev", "test")) == ["dev"] and 0 <= rows[0]["dev"]["f1"] <= 100
+
+
 def test_rich_preset_one_group_per_template_and_state_round_trip(files):
     from mmprog.datasets import load_conll
     _, train, _ = files

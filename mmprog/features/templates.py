@@ -159,14 +159,34 @@ def _rich_templates() -> list[str]:
     return t + ["B"]
 
 
+def _chunk_templates() -> list[str]:
+    """The ``"chunk"`` set (column 0 = word, 1 = POS): ``rich`` plus what CRF++'s example chunking template adds.
+
+    CRF++'s ``example/chunking/template`` (words in [−2, 2] with the bigrams w₋₁w₀ and w₀w₁, POS in [−2, 2] with all
+    four adjacent bigrams and the three trigrams) gave the structural SVM 93.45 F1 on CoNLL-2000 and ``rich`` 93.59;
+    this set is their union — ``rich``'s groups, the word-form bigrams, the outer POS bigrams and trigrams — plus
+    the word conjoined with the neighbours' POS and the neighbours' words with their own POS, which chunk boundaries
+    depend on (a determiner before a noun, a verb after a modal). One template per group, so MTL can weigh them.
+    """
+    t = [x for x in _rich_templates() if x != "B"]
+    t += ["Uw[-1,0]:%x[-1,0]/%x[0,0]", "Uw[0,1]:%x[0,0]/%x[1,0]",
+          "Upos[-2,-1]:%x[-2,1]/%x[-1,1]", "Upos[1,2]:%x[1,1]/%x[2,1]",
+          "Upos[-2,-1,0]:%x[-2,1]/%x[-1,1]/%x[0,1]", "Upos[0,1,2]:%x[0,1]/%x[1,1]/%x[2,1]",
+          "Ulowpos[-1]:%x[-1,0:lower]/%x[-1,1]", "Ulowpos[1]:%x[1,0:lower]/%x[1,1]",
+          "Ulow0pos[-1]:%x[0,0:lower]/%x[-1,1]", "Ulow0pos[1]:%x[0,0:lower]/%x[1,1]"]
+    return t + ["B"]
+
+
 #: Named template sets: ``"tp1"`` and ``"tp2"`` (Chinese word segmentation, Table 2 of Mao & Tsang; one column, the
 #: character) and ``"ner"`` (their 134-template NER set; columns word, POS — see :func:`_ner_templates` for how the
-#: count is reached), and ``"rich"`` (word/POS data with derived columns: :func:`_rich_templates`).
+#: count is reached), ``"rich"`` (word/POS data with derived columns: :func:`_rich_templates`) and ``"chunk"``
+#: (``rich`` with CRF++'s chunking template added: :func:`_chunk_templates`).
 PRESETS: dict[str, list[str]] = {
     "tp1": _cws_unigram_templates(extra_bigrams=False),
     "tp2": _cws_unigram_templates(extra_bigrams=True),
     "ner": _ner_templates(),
     "rich": _rich_templates(),
+    "chunk": _chunk_templates(),
 }
 
 
