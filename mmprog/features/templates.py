@@ -167,6 +167,8 @@ def _chunk_templates() -> list[str]:
     this set is their union — ``rich``'s groups, the word-form bigrams, the outer POS bigrams and trigrams — plus
     the word conjoined with the neighbours' POS and the neighbours' words with their own POS, which chunk boundaries
     depend on (a determiner before a noun, a verb after a modal). One template per group, so MTL can weigh them.
+    Measured on the last 20 % of CoNLL-2000's train.txt (1-slack SVM, C = 1): 93.88 F1 against ``rich``'s 93.90,
+    with twice the features — kept for MTL / p-block to select groups from, not as the default.
     """
     t = [x for x in _rich_templates() if x != "B"]
     t += ["Uw[-1,0]:%x[-1,0]/%x[0,0]", "Uw[0,1]:%x[0,0]/%x[1,0]",
