@@ -147,8 +147,11 @@ def build_parser():
     _train_args(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
-                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich); see mmprog.tagging")
+                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
+    p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
+                   help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "
+                        "templates as the derived column NAME, e.g. %%x[0,0:NAME]; repeatable")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--max-cuts", type=int, default=None,
                    help="at most this many active cuts a slack: older ones are aggregated (bounds memory)")

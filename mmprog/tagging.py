@@ -34,7 +34,8 @@ def task_of(label_names) -> str:
 
 
 def read_templates(spec):
-    """A preset name (``ner``, ``tp1``, ``tp2``, ``rich``) or the path of a CRF++ template file, taken as it is.
+    """A preset name (``ner``, ``tp1``, ``tp2``, ``rich``, ``chunk``) or the path of a CRF++ template file, taken as
+    it is.
 
     Returns
     -------
@@ -53,7 +54,7 @@ def read_templates(spec):
                          f"{spec!r} is neither")
 
 
-def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
+def fit_text(corpus, templates="rich", min_count=1, lexicons=None, **fit_kwargs):
     """Fit the templates on a labelled corpus and train a chain on the features (:func:`mmprog.fit`).
 
     Parameters
@@ -64,6 +65,9 @@ def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
         A preset name or template lines (see :class:`~mmprog.features.templates.TemplateExtractor`).
     min_count : int
         Keep features seen at least this often (CRF++'s ``-f``).
+    lexicons : dict str -> dict str -> str, optional
+        Gazetteers / word clusters addressed by the templates as derived columns (see
+        :class:`~mmprog.features.templates.TemplateExtractor`); saved with the model.
     **fit_kwargs
         :func:`mmprog.fit`'s parameters (program, C, slack, eps, drop_after, program parameters, ...).
 
@@ -78,7 +82,7 @@ def fit_text(corpus, templates="rich", min_count=1, **fit_kwargs):
     if corpus.labels is None:
         raise DataError(f"{corpus.name}: the training text has no label column; give columns=... naming it")
     t0 = time.perf_counter()
-    ex = TemplateExtractor(templates, min_count=min_count)
+    ex = TemplateExtractor(templates, min_count=min_count, lexicons=lexicons)
     ds = ex.to_dataset(corpus)
     feature_seconds = time.perf_counter() - t0
     res = mmprog.fit(ds, **fit_kwargs)
@@ -256,11 +260,10 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        n_fields, flat = _fields(text, lines, sep)
+        n_fields, flat, line_start = _fields(text, lines, sep)
         is_tok = n_fields > 0
         if "-DOCSTART-" in text:
-            is_tok &= np.fromiter((not ln.lstrip().startswith("-DOCSTART-") for ln in lines), dtype=bool,
-                                  count=len(lines))
+            _mark_docstart(text, lines, line_start, is_tok)
         tok_at = np.flatnonzero(is_tok)
         if not tok_at.size:
             out.write("\n".join(lines) + "\n")
@@ -297,17 +300,19 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
             continue
         lab = predictor.fmap.decode(predictor.w, prep, np.arange(prep.n))
         flat = lab[prep.data["tok_example"], prep.data["tok_pos"]]
-        text_labels = names[flat]
         if marginals:
             M = predictor.fmap.marginals(predictor.w, prep)
             prob = M[prep.data["tok_example"], prep.data["tok_pos"], flat]
-            text_labels = [f"{a}\t{p:.4f}" for a, p in zip(text_labels.tolist(), prob.tolist())]
-        else:
-            text_labels = text_labels.tolist()
+            text_labels = [f"{a}\t{p:.4f}" for a, p in zip(names[flat].tolist(), prob.tolist())]
         glue = "\t" if "\t" in lines[tok_at[0]] else " "
-        for i, a in zip(tok_at.tolist(), text_labels):
-            lines[i] = lines[i] + glue + a
-        out.write("\n".join(lines) + "\n")
+        # every line gets its suffix ("" for blank and -DOCSTART- lines) through map(str.__add__): the
+        # concatenations run in C, without a Python frame per token
+        suffix = np.full(len(lines), "", dtype=object)
+        if marginals:
+            suffix[tok_at] = [glue + a for a in text_labels]
+        else:
+            suffix[tok_at] = np.asarray([glue + a for a in names.tolist()], dtype=object)[flat]
+        out.write("\n".join(map(str.__add__, lines, suffix.tolist())) + "\n")
     return {"sentences": n_sent, "tokens": n_tok, "seconds": time.perf_counter() - t0}
 
 
@@ -316,21 +321,34 @@ _IS_SPACE = np.array([chr(c).isspace() for c in range(0x3001)] + [False], dtype=
 
 
 def _fields(text, lines, sep):
-    """Number of fields of every line (n_lines,), and all fields in order (None when ``sep`` is given).
+    """Number of fields of every line (n_lines,), all fields in order, and the offset of every line in ``text``
+    (n_lines,) — the last two None when ``sep`` is given.
 
-    Without a separator the fields are ``text.split()`` (one C call) and each line's count comes from the code
-    points: a field starts at a non-space after a space or a line start.
+    Without a separator the fields are ``text.split()`` (one C call) and each line's count comes from one compiled
+    pass over the code points (:func:`~mmprog.features.template_kernels.line_fields`): a field starts at a non-space
+    after a space or a line start.
     """
     if sep is not None:
         return np.fromiter((len(ln.split(sep)) if ln.strip() else 0 for ln in lines), dtype=np.int64,
-                           count=len(lines)), None
-    cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    space = _IS_SPACE[np.minimum(cp, 0x3001)]
-    start = ~space
-    start[1:] &= space[:-1]
-    line_of = np.cumsum(cp == 10) - (cp == 10)
-    counts = np.bincount(line_of[start], minlength=len(lines))[: len(lines)]
-    return counts, text.split()
+                           count=len(lines)), None, None
+    from .features.template_kernels import line_fields
+    counts, starts = line_fields(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32), _IS_SPACE)
+    return counts[: len(lines)], text.split(), starts[: len(lines)]
+
+
+def _mark_docstart(text, lines, line_start, is_tok):
+    """Set ``is_tok`` False on the lines whose first field starts with ``-DOCSTART-`` (copied, never tagged)."""
+    if line_start is None:
+        is_tok &= np.fromiter((not ln.lstrip().startswith("-DOCSTART-") for ln in lines), dtype=bool,
+                              count=len(lines))
+        return
+    # a handful per file: find them in the text instead of testing every line in Python
+    at = text.find("-DOCSTART-")
+    while at >= 0:
+        i = int(np.searchsorted(line_start, at, side="right")) - 1
+        if not text[line_start[i]:at].strip():
+            is_tok[i] = False
+        at = text.find("-DOCSTART-", at + 1)
 
 
 def _write_topk(lines, tok_at, starts, lengths, top, names, out):

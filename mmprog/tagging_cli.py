@@ -79,6 +79,20 @@ def _load_text_model(path):
 # train / evaluate on text (called from mmprog.cli)
 # ----------------------------------------------------------------------------------------------------------------------
 
+def _lexicons(specs):
+    """``--lexicon NAME=FILE`` options as {NAME: {word: value}} (each file read with one-line errors)."""
+    from .features.templates import read_lexicon
+    out = {}
+    for spec in specs or []:
+        name, eq, path = spec.partition("=")
+        if not eq or not name or not path:
+            raise ParameterError(f"--lexicon takes NAME=FILE (e.g. brown=clusters.txt); got {spec!r}")
+        if name in out:
+            raise ParameterError(f"--lexicon {name!r} given twice")
+        out[name] = read_lexicon(path)
+    return out
+
+
 def train_text(args):
     """``mmprog train --templates ...``: features from templates on a CoNLL file, then the chosen program."""
     from .datasets.registry import load_spec
@@ -91,6 +105,7 @@ def train_text(args):
     long_run = long_run_options(args)
     t0 = time.perf_counter()
     res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
+                   lexicons=_lexicons(args.lexicon),
                    program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                    max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                    client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, **long_run, **extra)
@@ -183,41 +198,103 @@ def _parse_parser(p):
     return cmd_parse
 
 
+def _stream_lines(stream, source):
+    """Numbered lines (1-based, line ends removed) of a binary stream, decoded piece by piece (UTF-8, a byte-order
+    mark dropped, undecodable bytes a one-line error naming the line)."""
+    from .tagging import text_chunks
+    for first, text in text_chunks(stream, source=source):
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        yield from enumerate(lines, first)
+
+
+# sentences are parsed in batches of about this many tokens: the batched decoders stay efficient and memory stays
+# bounded whatever the size of the input
+_PARSE_BATCH_TOKENS = 20_000
+
+
 def cmd_parse(args):
+    from pathlib import Path
+
+    import numpy as np
+
     import mmprog
+
+    from . import metrics
+    from .datasets.base import TreeDataset
     from .datasets.reading import blocks
-    from .datasets.registry import load_spec, parse_spec
+    from .datasets.treebank import sentence_10col
     pred = mmprog.load(args.model)
     if getattr(pred.fmap, "kind", None) != "arcs":
         raise ParameterError(f"{args.model}: not a dependency model (feature map {pred.fmap.kind!r}); train one on "
                              f"conllu:/conllx: data")
-    name = args.data.partition(":")[0].strip().lower()
-    if name not in ("conllu", "conllx"):
-        raise ParameterError(f"--data must be conllu:FILE or conllx:FILE; got {args.data!r}")
-    ds = load_spec(args.data)
-    heads = [h[1:] for h in pred.predict(ds)]
-    path = parse_spec(args.data)[1][0]
-    with _Output(args.out) as out:
-        s = 0
-        for block in blocks(path):
-            parts = []
-            words = [t for _, t in block if not t.startswith("#")]
-            if not words:
-                continue
-            h = heads[s]
-            s += 1
-            m = 0
-            for _, t in block:
-                f = t.split("\t")
-                if t.startswith("#") or not f[0].isdigit():
-                    parts.append(t)      # comments, multiword tokens (1-2) and empty nodes (8.1) as they are
+    dialect, _, path = args.data.partition(":")
+    dialect = dialect.strip().lower()
+    if dialect not in ("conllu", "conllx") or not path:
+        raise ParameterError(f"--data must be conllu:FILE or conllx:FILE (FILE - reads standard input); got "
+                             f"{args.data!r}")
+    if path != "-":
+        from .datasets.registry import parse_spec
+        path = str(parse_spec(args.data)[1][0])
+    src = Path(path)
+    gold, got, tags = [], [], []
+    n_sent = 0
+    stream = _input_stream(path)
+    try:
+        with _Output(args.out) as out:
+            batch, n_tok = [], 0
+
+            def flush():
+                # parse the batch and write its blocks with HEAD replaced (DEPREL "_": the model predicts no
+                # labels); comments, multiword tokens (1-2) and empty nodes (8.1) are written as they are
+                parsed = [t for t in batch if t[1] is not None]
+                if parsed:
+                    ds = TreeDataset([t[1] for t in parsed], [t[2] for t in parsed], name=src.name)
+                    for t, h in zip(parsed, pred.predict(ds)):
+                        t[3][:] = h[1:]
+                parts = []
+                for block, sent, heads, pred_heads in batch:
+                    m = 0
+                    for _, line in block:
+                        f = line.split("\t")
+                        if sent is None or line.startswith("#") or not f[0].isdigit():
+                            parts.append(line)
+                            continue
+                        f[6], f[7] = str(int(pred_heads[m])), "_"
+                        m += 1
+                        parts.append("\t".join(f))
+                    parts.append("")
+                    if sent is not None and args.json:
+                        gold.append(heads)
+                        got.append(pred_heads)
+                        tags.append(sent["pos"])
+                out.write("\n".join(parts) + "\n")
+                batch.clear()
+
+            for block in blocks(src, lines=_stream_lines(stream, path)):
+                toks = [(k, t) for k, t in block if not t.startswith("#")]
+                if not toks:
+                    continue              # a block of comments only: no sentence
+                got_sent = sentence_10col(src, toks, dialect, n_sent)
+                if got_sent is None:
+                    batch.append((block, None, None, None))
                     continue
-                f[6], f[7] = str(int(h[m])), "_"
-                m += 1
-                parts.append("\t".join(f))
-            out.write("\n".join(parts) + "\n\n")
-        if s != len(heads):
-            raise DataError(f"{path}: read {s} sentences back but parsed {len(heads)}")
+                sent, heads = got_sent
+                n_sent += 1
+                batch.append((block, sent, heads, np.zeros(len(heads), dtype=np.int64)))
+                n_tok += len(heads)
+                if n_tok >= _PARSE_BATCH_TOKENS:
+                    flush()
+                    n_tok = 0
+            if batch:
+                flush()
+            if not n_sent:
+                raise DataError(f"{path}: no sentences found")
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
     if args.json:
-        print(json.dumps(pred.evaluate(ds)), file=sys.stderr)
+        print(json.dumps({k: float(v) for k, v in metrics.attachment_scores(gold, got, pos=tags).items()}),
+              file=sys.stderr)
     return 0

@@ -1,7 +1,9 @@
 """Text in, labels out: derived token columns, train → tag → evaluate from the command line on tiny CoNLL files
 written here, the token-dict estimator against the template route, and the one-line errors."""
+import io
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -66,6 +68,89 @@ def test_derived_columns_by_hand():
     # an unseen word still has a known suffix: the derived value is computed on the new word
     X = ex.transform([{"form": ["Tina"], "pos": ["NC"]}])[0]
     assert [ex.feature_names_[j] for j in X.indices] == ["U1:na", "U2:_B-1/N"]
+
+
+def test_lexicon_column_train_tag_and_errors(files, capsys):
+    """A gazetteer read with --lexicon is a column the templates address: its features are the looked-up values
+    (as written, else lower-cased, else "_"), the saved model carries it (tag needs nothing else), and bad lexicon
+    lines are one-line errors naming file and line."""
+    import mmprog
+    tmp, train, test = files
+    lex = tmp / "places.txt"
+    lex.write_text("# a gazetteer\n" + "".join(f"{p}\tLOC\n" for p in PLACES) + "juan PER\n", encoding="utf-8")
+    tpl = tmp / "tpl.txt"
+    tpl.write_text("U00:%x[0,0]\nUgaz:%x[0,0:gaz]\nUgaz1:%x[-1,0:gaz]/%x[0,0:gaz]\nB\n", encoding="utf-8")
+    model = str(tmp / "m")
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl),
+                 "--lexicon", f"gaz={lex}", "--slack", "one", "--eps", "0.1", "--out", model, "--json"]) == 0
+    capsys.readouterr()
+    pred = mmprog.load(model)
+    names = set(pred.extractor.feature_names_)
+    assert {"Ugaz:LOC", "Ugaz:PER", "Ugaz:_", "Ugaz1:_B-1/_", "Ugaz1:_/LOC"} <= names
+    assert not any(n.startswith("Ugaz:") and n[5:] not in ("LOC", "PER", "_") for n in names)
+    # "Juan" is found lower-cased; an unseen word outside the lexicon reads "_"
+    X = pred.extractor.transform([{"form": ["Juan", "Lima", "Xyz"], "pos": ["NC", "NC", "NC"]}])[0]
+    got = [[pred.extractor.feature_names_[j] for j in X[t].indices if "gaz:" in pred.extractor.feature_names_[j]]
+           for t in range(3)]
+    assert got == [["Ugaz:PER"], ["Ugaz:LOC"], ["Ugaz:_"]]
+    out = tmp / "tagged.txt"
+    assert main(["tag", "--model", model, "--data", f"conll:{test},columns=form/pos/ne", "--out", str(out)]) == 0
+    from mmprog.datasets import load_conll
+    want = [pred.label_names[y] for ys in pred.predict(load_conll(test, columns=("form", "pos", "ne"))) for y in ys]
+    assert [ln.split()[-1] for ln in out.read_text(encoding="utf-8").splitlines() if ln] == want
+    # bad lexicon lines: exit 2 and one line naming the file and the line
+    for text, line, what in [("Madrid LOC\nLima\n", 2, "1 fields"), ("Lima LOC\nLima PER\n", 2, "listed again"),
+                             ("a b c\n", 1, "3 fields")]:
+        lex.write_text(text, encoding="utf-8")
+        assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl),
+                     "--lexicon", f"gaz={lex}", "--out", model]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{lex}:{line}:" in err[0] and what in err[0], err
+    # a template naming a lexicon that was not given
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl), "--out",
+                 model]) == 2
+    assert "'gaz'" in capsys.readouterr().err
+
+
+def test_chunk_preset_is_rich_plus_crfpp_chunking_template():
+    from mmprog.features.templates import parse_template
+    body = lambda t: t.split(":", 1)[1] if ":" in t.split("%x", 1)[0] else t   # noqa: E731
+    chunk = [body(t) for t in PRESETS["chunk"]]
+    assert [body(t) for t in PRESETS["rich"]][:-1] == chunk[: len(PRESETS["rich"]) - 1] and chunk[-1] == "B"
+    # CRF++ example/chunking/template, line for line (ids dropped): every one of its groups is in the preset
+    crfpp = ["%x[-2,0]", "%x[-1,0]", "%x[0,0]", "%x[1,0]", "%x[2,0]", "%x[-1,0]/%x[0,0]", "%x[0,0]/%x[1,0]",
+             "%x[-2,1]", "%x[-1,1]", "%x[0,1]", "%x[1,1]", "%x[2,1]", "%x[-2,1]/%x[-1,1]", "%x[-1,1]/%x[0,1]",
+             "%x[0,1]/%x[1,1]", "%x[1,1]/%x[2,1]", "%x[-2,1]/%x[-1,1]/%x[0,1]", "%x[-1,1]/%x[0,1]/%x[1,1]",
+             "%x[0,1]/%x[1,1]/%x[2,1]"]
+    # rich reads neighbouring words lower-cased: the same macros with the lower column count as present
+    have = {body(t).replace(",0:lower]", ",0]") for t in PRESETS["chunk"]}
+    assert set(crfpp) <= have
+    names = [parse_template(t)[1] for t in PRESETS["chunk"] if t != "B"]
+    assert len(set(names)) == len(names)
+
+
+def test_bench_crf_dev_scores_the_held_out_part_of_train(tmp_path, capsys):
+    """``python -m mmprog.bench crf --dev F`` trains on the first sentences of the training file and scores on its
+    last F only: the split is exact and no test file is read (there is none here)."""
+    import gzip
+    from mmprog.bench.crf import holdout_split, main as bench_crf
+    from mmprog.datasets import load_conll
+    sents = _sentences(40, 3)
+    (tmp_path / "conll2000").mkdir()
+    with gzip.open(tmp_path / "conll2000" / "train.txt.gz", "wt", encoding="utf-8") as fh:
+        for s in sents:
+            fh.write("".join(f"{w} {p} {t}\n" for w, p, t in s) + "\n")
+    d = tmp_path / "split"
+    d.mkdir()
+    cols, train, tests = holdout_split("chunk", str(tmp_path), 0.25, str(d))
+    tr = load_conll(train, columns=("form", "pos", "chunk"))
+    dev = load_conll(tests["dev"], columns=("form", "pos", "chunk"))
+    assert len(tr) == 30 and len(dev) == 10
+    assert [s["form"] for s in tr.sentences + dev.sentences] == [[w for w, _, _ in s] for s in sents]
+    assert bench_crf(["--task", "chunk", "--data-root", str(tmp_path), "--dev", "0.25", "--skip", "crfsuite",
+                      "--json", "--mmprog-args", "--templates chunk --slack one --eps 0.5"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert list(k for k in rows[0] if k in ("dev", "test")) == ["dev"] and 0 <= rows[0]["dev"]["f1"] <= 100
 
 
 def test_rich_preset_one_group_per_template_and_state_round_trip(files):
@@ -233,18 +318,36 @@ def sents_from(corpus):
     return [tags_to_words(s["char"], t) for s, t in zip(corpus.sentences, corpus.labels)]
 
 
-def test_parse_writes_predicted_heads(tmp_path, capsys):
-    import mmprog
-    rng = random.Random(5)
-    path = tmp_path / "t.conllu"
+def _chain_treebank(path, n_sent, seed):
+    rng = random.Random(seed)
     with open(path, "w") as fh:
-        for s in range(20):
+        for s in range(n_sent):
             n = rng.randint(2, 5)
             fh.write(f"# sent_id = {s}\n")
             for i in range(1, n + 1):
                 head = 0 if i == 1 else i - 1        # a chain: every word hangs on the one before it
                 fh.write(f"{i}\tw{i}\tw{i}\tX\tT{i % 3}\t_\t{head}\tdep\t_\t_\n")
             fh.write("\n")
+
+
+def _heads_of(text):
+    got, cur = [], []
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            continue
+        if not line:
+            if cur:
+                got.append(cur)
+            cur = []
+            continue
+        cur.append(int(line.split("\t")[6]))
+    return got
+
+
+def test_parse_writes_predicted_heads(tmp_path, capsys):
+    import mmprog
+    path = tmp_path / "t.conllu"
+    _chain_treebank(path, 20, 5)
     model = str(tmp_path / "dep")
     assert main(["train", "--data", f"conllu:{path}", "--slack", "one", "--eps", "0.01", "--out", model,
                  "--json"]) == 0
@@ -254,17 +357,48 @@ def test_parse_writes_predicted_heads(tmp_path, capsys):
     pred = mmprog.load(model)
     from mmprog.datasets import load_conllu
     want = [h[1:].tolist() for h in pred.predict(load_conllu(path))]
-    got, cur = [], []
-    for line in out.read_text().split("\n"):
-        if line.startswith("#"):
-            continue
-        if not line:
-            if cur:
-                got.append(cur)
-            cur = []
-            continue
-        cur.append(int(line.split("\t")[6]))
-    assert got == want
+    assert _heads_of(out.read_text()) == want
+
+
+def test_parse_streams_stdin_in_batches(tmp_path, capsys, monkeypatch):
+    """parse reads standard input and parses it batch by batch: with batches of a few tokens the output (heads,
+    comments, the attachment scores of --json) is the one of the whole file parsed at once."""
+    import mmprog
+    import mmprog.tagging_cli as tcli
+    from mmprog.datasets import load_conllu
+    train, test = tmp_path / "train.conllu", tmp_path / "test.conllu"
+    _chain_treebank(train, 20, 5)
+    _chain_treebank(test, 15, 9)
+    model = str(tmp_path / "dep")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--out", model]) == 0
+    capsys.readouterr()
+    pred = mmprog.load(model)
+    ds = load_conllu(test)
+    want = [h[1:].tolist() for h in pred.predict(ds)]
+    monkeypatch.setattr(tcli, "_PARSE_BATCH_TOKENS", 7)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(test.read_bytes()), encoding="utf-8"))
+    assert main(["parse", "--model", model, "--data", "conllu:-", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert _heads_of(cap.out) == want
+    assert [ln for ln in cap.out.split("\n") if ln.startswith("#")] == [f"# sent_id = {s}" for s in range(15)]
+    assert json.loads(cap.err) == pytest.approx(pred.evaluate(ds))
+
+
+def test_parse_bad_line_names_file_and_line(tmp_path, capsys):
+    train, bad = tmp_path / "train.conllu", tmp_path / "bad.conllu"
+    _chain_treebank(train, 10, 5)
+    model = str(tmp_path / "dep")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--out", model]) == 0
+    lines = train.read_text().split("\n")
+    k = [i for i, ln in enumerate(lines) if "\t" in ln][6]
+    lines[k] = lines[k].replace("\t", " ", 1)         # 9 tab-separated fields on line k + 1
+    bad.write_text("\n".join(lines))
+    capsys.readouterr()
+    out = tmp_path / "parsed.conllu"
+    assert main(["parse", "--model", model, "--data", f"conllu:{bad}", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}:{k + 1}:" in err[0] and "9 tab-separated fields" in err[0]
+    assert not out.exists()                        # nothing half-written
 
 
 # ---------------------------------------------------------------------------------------------------- token dicts

@@ -13,6 +13,7 @@ Examples::
 
     python -m mmprog.bench crf --task esp
     python -m mmprog.bench crf --task chunk --mmprog-args "--C 1 --eps 0.5 --drop-after 50"
+    python -m mmprog.bench crf --task chunk --dev 0.2 --skip crfsuite --mmprog-args "--templates chunk ..."
 """
 from __future__ import annotations
 
@@ -62,13 +63,14 @@ def sent2features(corpus, k):
     return [word2features(pairs, i) for i in range(len(pairs))]
 
 
-def run_crfsuite(task, root, limit=None, c1=0.1, c2=0.1, max_iter=100):
-    """Train and test CRFsuite in this process; returns the JSON-able record."""
+def run_crfsuite(task, root, limit=None, c1=0.1, c2=0.1, max_iter=100, spec=None):
+    """Train and test CRFsuite in this process; returns the JSON-able record (``spec``: (columns, train, tests)
+    instead of the task's files, e.g. from :func:`holdout_split`)."""
     import pycrfsuite
 
     from ..datasets import load_conll
     from ..metrics import chunk_prf
-    cols, train_path, tests = TASKS[task]
+    cols, train_path, tests = spec or TASKS[task]
     cols = tuple(cols.split("/"))
     train = load_conll(os.path.join(root, train_path), columns=cols)
     if limit:
@@ -121,11 +123,12 @@ def _run_child(argv):
     return "".join(out_chunks), usage.ru_maxrss / 1024, time.perf_counter() - t0
 
 
-def run_mmprog(task, root, mmprog_args, limit=None, save=None):
-    """Train and test mmprog through its command line in a child process; returns the record."""
+def run_mmprog(task, root, mmprog_args, limit=None, save=None, spec=None):
+    """Train and test mmprog through its command line in a child process; returns the record (``spec`` as in
+    :func:`run_crfsuite`)."""
     from ..datasets import load_conll
     from ..metrics import chunk_prf
-    cols, train_path, tests = TASKS[task]
+    cols, train_path, tests = spec or TASKS[task]
     with tempfile.TemporaryDirectory() as d:
         train_file = os.path.join(root, train_path)
         if limit:
@@ -155,6 +158,30 @@ def run_mmprog(task, root, mmprog_args, limit=None, save=None):
     return rec
 
 
+def holdout_split(task, root, fraction, folder):
+    """Cut the task's training file into its first sentences (train) and its last ``fraction`` (dev), written to
+    ``folder``; the spec (columns, train, {"dev": dev}) that scores on the held-out part and never on the test files.
+
+    For choosing settings (C, templates, program) without looking at the test set, as CoNLL-2000 has no dev set.
+    """
+    from ..datasets import load_conll
+    if not 0 < fraction < 1:
+        raise ValueError(f"the held-out fraction must lie in (0, 1); got {fraction!r}")
+    cols, train_path, _ = TASKS[task]
+    tr = load_conll(os.path.join(root, train_path), columns=tuple(cols.split("/")))
+    cut = len(tr) - int(round(fraction * len(tr)))
+    paths = {}
+    for name, idx in (("train", range(cut)), ("dev", range(cut, len(tr)))):
+        paths[name] = os.path.join(folder, f"{name}.txt")
+        with open(paths[name], "w", encoding="utf-8") as fh:
+            for k in idx:
+                s = tr.sentences[k]
+                for row in zip(*[s[c] for c in tr.columns], tr.labels[k]):
+                    fh.write(" ".join(row) + "\n")
+                fh.write("\n")
+    return cols, paths["train"], {"dev": paths["dev"]}
+
+
 def main(argv=None):
     from ..datasets.registry import default_data_root
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench crf", description=__doc__.splitlines()[0])
@@ -166,13 +193,23 @@ def main(argv=None):
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
     ap.add_argument("--save-model", default=None, metavar="PATH", help="keep mmprog's model as PATH.json/.npz (for "
                     "`python -m mmprog.bench tag --model PATH`)")
+    ap.add_argument("--dev", type=float, default=None, metavar="FRACTION", help="hold out the last FRACTION of "
+                    "the training file's sentences, train on the rest and score on them only (no test file is read): "
+                    "for choosing settings")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     root = args.data_root or str(default_data_root())
+    if args.dev is not None:
+        with tempfile.TemporaryDirectory() as d:
+            return _main(args, root, holdout_split(args.task, root, args.dev, d))
+    return _main(args, root, None)
+
+
+def _main(args, root, spec):
     rows = []
     if args.skip != "crfsuite":
         code = (f"import json; from mmprog.bench.crf import run_crfsuite; "
-                f"print(json.dumps(run_crfsuite({args.task!r}, {root!r}, {args.limit!r})))")
+                f"print(json.dumps(run_crfsuite({args.task!r}, {root!r}, {args.limit!r}, spec={spec!r})))")
         try:
             out, peak, _ = _run_child([sys.executable, "-c", code])
         except RuntimeError as e:
@@ -183,11 +220,11 @@ def main(argv=None):
         rec["peak_mb"] = round(peak)
         rows.append(rec)
     if args.skip != "mmprog":
-        rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit, args.save_model))
+        rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit, args.save_model, spec=spec))
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    tests = list(TASKS[args.task][2])
+    tests = list((spec or TASKS[args.task])[2])
     head = f"{'system':<78} {'train s':>8} {'peak MB':>8} " + " ".join(f"{t + ' P/R/F1':>22}" for t in tests)
     print(head)
     for r in rows:

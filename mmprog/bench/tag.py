@@ -4,7 +4,9 @@ mmprog is timed end to end, as ``mmprog tag`` runs: reading the file, features f
 writing the labelled lines (to memory). CRFsuite (python-crfsuite, the ``bench`` extra) is timed twice: its tagger
 alone on features built beforehand (the sklearn-crfsuite tutorial's token dicts), and end to end (reading with
 :func:`mmprog.datasets.load_conll`, building the dicts, tagging). The CRFsuite model is trained here on the training
-file (c1 = c2 = 0.1, 100 iterations) unless ``--crfsuite-model`` names one. Best of ``--repeat`` runs, one core.
+file (c1 = c2 = 0.1, 100 iterations) unless ``--crfsuite-model`` names one. Best of ``--repeat`` runs, one core;
+both the wall-clock and the process CPU time (``time.process_time``) are printed, since on a shared machine the wall
+clock mostly measures the other jobs.
 
 Example::
 
@@ -40,13 +42,14 @@ def main(argv=None):
     pred = load(args.model)
     rows = []
 
-    best = float("inf")
+    best = cpu = float("inf")
     for _ in range(args.repeat):
+        c0 = time.process_time()
         with open_binary(path) as fh:
             info = tag_stream(pred, fh, str(path), io.StringIO())
-        best = min(best, info["seconds"])
+        best, cpu = min(best, info["seconds"]), min(cpu, time.process_time() - c0)
     n_tok = info["tokens"]
-    rows.append(("mmprog tag (end to end: read, templates, Viterbi, write)", n_tok, best))
+    rows.append(("mmprog tag (end to end: read, templates, Viterbi, write)", n_tok, best, cpu))
 
     try:
         import pycrfsuite
@@ -69,22 +72,22 @@ def main(argv=None):
             tagger.open(model)
             te = load_conll(path, columns=cols)
             feats = [pycrfsuite.ItemSequence(sent2features(te, k)) for k in range(len(te))]
-            t_tag = t_e2e = float("inf")
+            t_tag = t_e2e = c_tag = c_e2e = float("inf")
             for _ in range(args.repeat):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for x in feats:
                     tagger.tag(x)
-                t_tag = min(t_tag, time.perf_counter() - t0)
-                t0 = time.perf_counter()
+                t_tag, c_tag = min(t_tag, time.perf_counter() - t0), min(c_tag, time.process_time() - c0)
+                t0, c0 = time.perf_counter(), time.process_time()
                 te2 = load_conll(path, columns=cols)
                 out = io.StringIO()
                 for k in range(len(te2)):
                     y = tagger.tag(sent2features(te2, k))
                     out.write("".join(f"{w} {t}\n" for w, t in zip(te2.sentences[k][cols[0]], y)) + "\n")
-                t_e2e = min(t_e2e, time.perf_counter() - t0)
-            rows.append(("CRFsuite tagger alone (features built beforehand)", te.n_tokens, t_tag))
-            rows.append(("CRFsuite end to end (read, tutorial features, tag, write)", te.n_tokens, t_e2e))
-    print(f"{'system':<60} {'tokens':>8} {'seconds':>8} {'tokens/s':>10}")
-    for name, n, secs in rows:
-        print(f"{name:<60} {n:>8} {secs:>8.3f} {n / secs:>10,.0f}")
+                t_e2e, c_e2e = min(t_e2e, time.perf_counter() - t0), min(c_e2e, time.process_time() - c0)
+            rows.append(("CRFsuite tagger alone (features built beforehand)", te.n_tokens, t_tag, c_tag))
+            rows.append(("CRFsuite end to end (read, tutorial features, tag, write)", te.n_tokens, t_e2e, c_e2e))
+    print(f"{'system':<60} {'tokens':>8} {'wall s':>8} {'tokens/s':>10} {'CPU s':>8} {'tokens/CPU s':>12}")
+    for name, n, secs, c in rows:
+        print(f"{name:<60} {n:>8} {secs:>8.3f} {n / secs:>10,.0f} {c:>8.3f} {n / c:>12,.0f}")
     return 0

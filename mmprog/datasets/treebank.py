@@ -116,46 +116,68 @@ def _read_10col(path, dialect, name, encoding):
     p = as_path(path)
     sentences, heads = [], []
     for block in blocks(p, encoding, comment="#"):
-        form, lemma, cpos, pos, feats, deprel, hs = [], [], [], [], [], [], []
-        for k, text in block:
-            f = text.split("\t")
-            if len(f) != 10:
-                raise fail(p, k, f"{len(f)} tab-separated fields, expected 10 (ID FORM LEMMA "
-                                 f"{'UPOS XPOS' if dialect == 'conllu' else 'CPOSTAG POSTAG'} FEATS HEAD DEPREL "
-                                 f"{'DEPS MISC' if dialect == 'conllu' else 'PHEAD PDEPREL'})")
-            try:
-                tid = parse_id_value(f[0])
-            except (ParseException, ValueError):  # ValueError: more digits than Python converts
-                tid = "bad"
-            if isinstance(tid, tuple):
-                if dialect == "conllx":
-                    raise fail(p, k, f"ID {f[0]!r} is a CoNLL-U multiword/empty-node ID; read the file with "
-                                     f"load_conllu")
-                continue  # multiword token or empty node: not part of the basic tree
-            if not isinstance(tid, int):
-                raise fail(p, k, f"ID {f[0]!r} is not a token number")
-            if tid != len(form) + 1:
-                raise fail(p, k, f"token ID {tid} out of sequence; expected {len(form) + 1} (IDs run 1, 2, ... in "
-                                 f"each sentence, a blank line between sentences)")
-            try:
-                h = parse_int_value(f[6])
-            except (ParseException, ValueError):
-                h = None
-            if h is None:
-                raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)")
-            check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
-            form.append(f[1])
-            lemma.append(f[2])
-            cpos.append(f[3])
-            pos.append(f[4] if f[4] != "_" else f[3])
-            feats.append(f[5])
-            deprel.append(f[7])
-            hs.append(h)
-        if not form:
-            continue  # a block of multiword/empty-node lines only cannot occur in valid files; nothing to keep
-        h = np.asarray(hs, dtype=np.int64)
-        _check_tree(h, len(form), len(sentences), f"{p}:{block[0][0]}")
-        sentences.append({"form": form, "lemma": lemma, "cpos": cpos, "pos": pos, "feats": feats,
-                          "deprel": deprel})
-        heads.append(h)
+        got = sentence_10col(p, block, dialect, len(sentences))
+        if got is not None:
+            sentences.append(got[0])
+            heads.append(got[1])
     return _finish(p, sentences, heads, name)
+
+
+def sentence_10col(p, block, dialect, index):
+    """One sentence of a CoNLL-U/CoNLL-X file from its token lines (comment lines already removed).
+
+    Parameters
+    ----------
+    p : Path
+        The source, for messages.
+    block : list of (int, str)
+        The sentence's numbered lines (:func:`mmprog.datasets.reading.blocks`).
+    dialect : {"conllu", "conllx"}
+    index : int
+        0-based number of the sentence, for messages.
+
+    Returns
+    -------
+    (dict, ndarray of int64 shape (n,)) or None
+        The sentence's columns and heads; None when it has no basic token (multiword/empty-node lines only).
+    """
+    form, lemma, cpos, pos, feats, deprel, hs = [], [], [], [], [], [], []
+    for k, text in block:
+        f = text.split("\t")
+        if len(f) != 10:
+            raise fail(p, k, f"{len(f)} tab-separated fields, expected 10 (ID FORM LEMMA "
+                             f"{'UPOS XPOS' if dialect == 'conllu' else 'CPOSTAG POSTAG'} FEATS HEAD DEPREL "
+                             f"{'DEPS MISC' if dialect == 'conllu' else 'PHEAD PDEPREL'})")
+        try:
+            tid = parse_id_value(f[0])
+        except (ParseException, ValueError):  # ValueError: more digits than Python converts
+            tid = "bad"
+        if isinstance(tid, tuple):
+            if dialect == "conllx":
+                raise fail(p, k, f"ID {f[0]!r} is a CoNLL-U multiword/empty-node ID; read the file with "
+                                 f"load_conllu")
+            continue  # multiword token or empty node: not part of the basic tree
+        if not isinstance(tid, int):
+            raise fail(p, k, f"ID {f[0]!r} is not a token number")
+        if tid != len(form) + 1:
+            raise fail(p, k, f"token ID {tid} out of sequence; expected {len(form) + 1} (IDs run 1, 2, ... in "
+                             f"each sentence, a blank line between sentences)")
+        try:
+            h = parse_int_value(f[6])
+        except (ParseException, ValueError):
+            h = None
+        if h is None:
+            raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)")
+        check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
+        form.append(f[1])
+        lemma.append(f[2])
+        cpos.append(f[3])
+        pos.append(f[4] if f[4] != "_" else f[3])
+        feats.append(f[5])
+        deprel.append(f[7])
+        hs.append(h)
+    if not form:
+        return None  # a block of multiword/empty-node lines only cannot occur in valid files; nothing to keep
+    h = np.asarray(hs, dtype=np.int64)
+    _check_tree(h, len(form), index, f"{p}:{block[0][0]}")
+    return {"form": form, "lemma": lemma, "cpos": cpos, "pos": pos, "feats": feats, "deprel": deprel}, h
