@@ -288,6 +288,17 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         # the in-out stability centre: the point of the best full objective separated in this run (a resumed fit
         # keeps the saved upper bound but not its point, so the centre restarts from its first separation)
         w_best, best_value = None, np.inf
+
+        def evaluate(point):
+            """Separate at ``point``; its full objective lowers the upper bound and may make it the best point."""
+            nonlocal upper, best_value, w_best
+            cuts_at, hinge_at = _separate(oracle, slack, point)
+            value = program.objective_at(point, hinge_at)
+            upper = min(upper, value)
+            if value < best_value:
+                best_value, w_best = value, point
+            return cuts_at, hinge_at
+
         completed = it           # rounds whose master was solved (a resumed fit starts from the saved round)
         while termination is None:
             if interrupts.requested():
@@ -301,29 +312,16 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                     # in-out: the cuts at w_sep are kept if they cut off the master's point (w, ξ)
                     centre = w_best
                     w_sep = inout_weight * centre + (1.0 - inout_weight) * w
-                    cand, hinge_sep = _separate(oracle, slack, w_sep)
-                    value = program.objective_at(w_sep, hinge_sep)
-                    upper = min(upper, value)
-                    if value < best_value:
-                        best_value, w_best = value, w_sep
+                    cand, _ = evaluate(w_sep)
                     viol = cand.violation(w, xi)
                     if (viol > eps).any():
                         new = cand.select(viol > eps)
                     # the line search: the full objective (an upper bound) on more points of the segment from the
                     # master's point (λ = 0) to the centre; only the upper bound and the centre use them
                     for lam in np.arange(line_search) / max(line_search, 1):
-                        w_ls = lam * centre + (1.0 - lam) * w
-                        _, hinge_ls = _separate(oracle, slack, w_ls)
-                        value = program.objective_at(w_ls, hinge_ls)
-                        upper = min(upper, value)
-                        if value < best_value:
-                            best_value, w_best = value, w_ls
+                        evaluate(lam * centre + (1.0 - lam) * w)
                 if new is None:
-                    cand, hinge = _separate(oracle, slack, w)
-                    value = program.objective_at(w, hinge)
-                    upper = min(upper, value)
-                    if value < best_value:
-                        best_value, w_best = value, w
+                    cand, hinge = evaluate(w)
                     if slack == "n":
                         viol = hinge - xi[cand.example]
                         new = cand.select(viol > eps)
