@@ -462,7 +462,9 @@ def _aggregate_oldest(program, model, alpha, max_cuts):
                 ws.components[-1].set_value(total, skip_validation=True)
             warm = getattr(model, "_gram_daqp", None)
             if warm is not None and len(warm.alpha) == len(alpha):
-                warm.alpha = np.r_[np.where(np.isin(np.arange(len(alpha)), S), 0.0, warm.alpha), total]
+                kept = warm.alpha.copy()
+                kept[S] = 0.0
+                warm.alpha = np.r_[kept, total]
         program.drop_cuts(model, list(S))
         ws.release(S)
 
