@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mmprog.exceptions import DataError, ModelFileError, ParameterError
+from mmprog.features.base import csr_view
 
 __all__ = ["TemplateExtractor", "PRESETS", "DERIVED", "parse_template", "read_lexicon"]
 
@@ -844,6 +845,7 @@ class TemplateExtractor:
 
 
 def _csr_rows(X, a, b):
-    """Rows a:b of a CSR matrix as a CSR matrix sharing X's data and indices (no copy)."""
+    """Rows a:b of a CSR matrix as a CSR matrix sharing X's data and indices (no copy: the chain map's ``prepare``
+    stacks a corpus's sentences back into X without copying, :func:`~mmprog.features.base.stacked_view`)."""
     lo, hi = X.indptr[a], X.indptr[b]
-    return sp.csr_matrix((X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo), shape=(b - a, X.shape[1]))
+    return csr_view(X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo, (b - a, X.shape[1]))
