@@ -8,6 +8,16 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._sparse_rows import row_dots, rows_tdot, weighted_union
+
+
+def _move_down(a, lo, hi, at, chunk=1 << 20):
+    """a[at: at + hi − lo] = a[lo:hi] for at < lo, in chunks: one overlapping assignment of the whole run would make
+    numpy buffer all of it (a copy of up to the whole working set)."""
+    for s in range(lo, hi, chunk):
+        e = min(s + chunk, hi)
+        a[at + s - lo: at + e - lo] = a[s:e]
+
 
 def values_of(variables):
     """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
@@ -56,9 +66,7 @@ class WorkingSet:
         B.sum_duplicates()
         need = self._nnz + B.nnz
         if need > len(self._data):
-            cap = max(need, 2 * len(self._data))
-            self._data = np.resize(self._data, cap)
-            self._indices = np.resize(self._indices, cap)
+            self._grow(need)
         self._data[self._nnz:need] = B.data
         self._indices[self._nnz:need] = B.indices
         self._indptr.extend((self._nnz + B.indptr[1:]).tolist())
@@ -69,6 +77,19 @@ class WorkingSet:
         self.active.extend([True] * len(cuts))
         self.added_round.extend([self.round] * len(cuts))
         return list(range(start, self.size))
+
+    #: capacity growth factor of the ΔF buffers; release() compacts in place, so the capacity only grows when the
+    #: rows held outgrow every earlier round's (on full CoNLL-2002 NER 12 bytes per entry, ~1 GB a buffer)
+    GROWTH = 1.25
+
+    def _grow(self, need):
+        """Buffers of capacity max(need, GROWTH × the old), the held entries copied. np.empty, not np.resize: resize
+        fills the new tail with repeats of the old entries, touching every page of a buffer that is mostly free."""
+        cap = max(need, int(self.GROWTH * len(self._data)))
+        data, indices = np.empty(cap), np.empty(cap, dtype=self._indices.dtype)
+        data[: self._nnz] = self._data[: self._nnz]
+        indices[: self._nnz] = self._indices[: self._nnz]
+        self._data, self._indices = data, indices
 
     @property
     def nnz(self):
@@ -102,18 +123,17 @@ class WorkingSet:
         keep_row[pos] = False
         lengths = np.where(keep_row, lengths, 0)
         nnz = int(lengths.sum())
-        cap = max(1024, nnz + nnz // 2)
-        # fresh arrays (not views) so the old buffers are freed; kept rows are copied as contiguous runs (a
-        # boolean mask over every stored entry cost a second a round at 100 million entries)
-        data, indices = np.zeros(cap), np.zeros(cap, dtype=self._indices.dtype)
+        # kept rows move down in place, as contiguous runs (a boolean mask over every stored entry cost a second a
+        # round at 100 million entries; fresh buffers held the old and the new copy at once, 2 × 12 bytes an entry)
         edges = np.flatnonzero(np.diff(np.r_[0, keep_row.astype(np.int8), 0]))
         at = 0
         for first, stop in zip(edges[::2], edges[1::2]):          # runs of kept rows [first, stop)
-            lo, hi = indptr[first], indptr[stop]
-            data[at: at + hi - lo] = self._data[lo:hi]
-            indices[at: at + hi - lo] = self._indices[lo:hi]
+            lo, hi = int(indptr[first]), int(indptr[stop])
+            if lo != at:
+                _move_down(self._data, lo, hi, at)
+                _move_down(self._indices, lo, hi, at)
             at += hi - lo
-        self._data, self._indices, self._nnz = data, indices, nnz
+        self._nnz = nnz
         self._indptr = np.concatenate([[0], np.cumsum(lengths)]).tolist()
         self._dF = None
         if getattr(self, "_D", None) is not None:
@@ -123,9 +143,10 @@ class WorkingSet:
     def combine(self, positions, weights):
         """Σ_p weights_p ΔF_p and Σ_p weights_p Δℓ_p over ``positions`` (an aggregated cut).
 
-        Built from the stored entries alone, merged per coordinate by one sort: a sparse product (weightsᵀ F[S])
-        would allocate work arrays as long as ``dim`` (53 million on CoNLL-2002 NER) and a dense sum ΔFᵀλ a
-        424 MB vector.
+        Built from the stored entries alone, row by row by a merge of sorted indices
+        (:func:`~mmprog.programs._sparse_rows.weighted_union`): a sparse product (weightsᵀ F[S]) would allocate work
+        arrays as long as ``dim`` (53 million on CoNLL-2002 NER), a dense sum ΔFᵀλ a 424 MB vector, and one sort of
+        all of S's entries (as before) ~32 bytes an entry.
 
         Parameters
         ----------
@@ -146,16 +167,15 @@ class WorkingSet:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
         indptr = np.asarray(self._indptr, dtype=np.int64)
-        lo, hi = indptr[positions], indptr[positions + 1]
-        idx = np.concatenate([self._indices[a:b] for a, b in zip(lo, hi)]) if len(positions) else np.zeros(0, int)
-        val = np.concatenate([weights[k] * self._data[a:b] for k, (a, b) in enumerate(zip(lo, hi))]) \
-            if len(positions) else np.zeros(0)
-        order = np.argsort(idx, kind="stable")
-        idx, val = idx[order], val[order]
-        start = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]]) if len(idx) else np.zeros(0, dtype=np.int64)
-        cols, sums = idx[start], np.add.reduceat(val, start) if len(idx) else np.zeros(0)
-        keep = sums != 0
-        row = sp.csr_matrix((sums[keep], cols[keep], [0, int(keep.sum())]), shape=(1, self.dim))
+        idx, val = np.zeros(0, dtype=self._indices.dtype), np.zeros(0)
+        for k, p in enumerate(positions):
+            lo, hi = indptr[p], indptr[p + 1]
+            if k == 0:
+                idx, val = self._indices[lo:hi].copy(), weights[0] * self._data[lo:hi]
+            else:
+                idx, val = weighted_union(idx, val, self._indices[lo:hi], self._data[lo:hi], weights[k])
+        keep = val != 0
+        row = sp.csr_matrix((val[keep], idx[keep], [0, int(keep.sum())]), shape=(1, self.dim))
         dl = float(weights @ self.dl_array()[positions])
         return row, dl
 
@@ -209,22 +229,39 @@ class WorkingSet:
             return self._dense() @ w
         return self.dF() @ w
 
-    def tdot(self, alpha):
+    def tdot(self, alpha, out=None):
         """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
-        working set's non-zeros every round on NER)."""
+        working set's non-zeros every round on NER).
+
+        Parameters
+        ----------
+        alpha : ndarray, shape (r,)
+        out : ndarray of float64, shape (dim,), optional
+            Overwritten with the result (sparse rows only), so that a caller done with its previous w need not hold
+            two w-sized vectors at once (424 MB each on full CoNLL-2002 NER).
+        """
         if self._use_dense():
             return alpha @ self._dense()
-        return self.dF().T @ alpha
+        F = self.dF()
+        if out is None:
+            return F.T @ alpha
+        rows_tdot(F.indptr, F.indices, F.data, np.asarray(alpha, dtype=np.float64), out)
+        return out
     def gram_rows(self, positions):
         """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
         F = self.dF()
         if self._use_dense():
             D = self._dense()
             return D[positions] @ D.T
-        # F @ (F[positions])ᵀ walks F's rows once; F[positions] @ Fᵀ would transpose the whole working set every
-        # round (CSC → CSR of every cut: 40 % of a round on full CoNLL-2002 NER). Same sums in the same order: rows
-        # keep sorted indices, so each entry adds the products of the shared columns in ascending column order.
-        return np.asarray((F @ F[positions].T).T.todense())
+        # each new row against every row by a merge of sorted indices (_sparse_rows.row_dots): the same sums in the
+        # same order as scipy's F @ (F[positions])ᵀ (the products of the shared columns in ascending column order),
+        # without its CSR copy of the transposed row, an index pointer as long as dim (212 MB on full NER);
+        # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
+        out = np.zeros((len(positions), F.shape[0]))
+        for k, p in enumerate(positions):
+            lo, hi = F.indptr[p], F.indptr[p + 1]
+            row_dots(F.indptr, F.indices, F.data, F.indices[lo:hi], F.data[lo:hi], out[k])
+        return out
 
     def gram(self):
         """The full Gram matrix G (r, r)."""
