@@ -54,8 +54,8 @@ def row_dots(indptr, indices, data, p_idx, p_val, out):
 
 @njit(**_JIT)
 def rows_tdot(indptr, indices, data, alpha, out):
-    """out = Fᵀα for a CSR matrix F, overwriting ``out``: rows in order, each added entry by entry (the order of
-    scipy's ``F.T @ alpha``, so the same floats); rows with α_q = 0 are skipped (they add zeros).
+    """out += Fᵀα for a CSR matrix F: rows in order, each added entry by entry (the order of scipy's ``F.T @
+    alpha``, so the same floats from out = 0); rows with α_q = 0 are skipped (they add zeros).
 
     Parameters
     ----------
@@ -63,7 +63,6 @@ def rows_tdot(indptr, indices, data, alpha, out):
     alpha : ndarray of float64, shape (r,)
     out : ndarray of float64, shape (dim,)
     """
-    out[:] = 0.0
     for q in range(indptr.shape[0] - 1):
         a = alpha[q]
         if a == 0.0:

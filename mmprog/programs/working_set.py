@@ -11,14 +11,6 @@ import scipy.sparse as sp
 from ._sparse_rows import row_dots, rows_tdot, weighted_union
 
 
-def _move_down(a, lo, hi, at, chunk=1 << 20):
-    """a[at: at + hi − lo] = a[lo:hi] for at < lo, in chunks: one overlapping assignment of the whole run would make
-    numpy buffer all of it (a copy of up to the whole working set)."""
-    for s in range(lo, hi, chunk):
-        e = min(s + chunk, hi)
-        a[at + s - lo: at + e - lo] = a[s:e]
-
-
 def values_of(variables):
     """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
     return np.fromiter(((v.value if v.value is not None else 0.0) for v in variables), dtype=np.float64,
@@ -40,11 +32,12 @@ class WorkingSet:
 
     def __init__(self, dim):
         self.dim = dim
-        # ΔF rows in one growable CSR (capacity doubling): adding a round's cuts copies only the new rows, and
-        # dF() is a view — re-stacking every cut after each add was O(total non-zeros) a round
-        self._data = np.zeros(1024)
-        self._indices = np.zeros(1024, dtype=np.int32 if dim < 2**31 else np.int64)
-        self._indptr = [0]
+        # ΔF rows in segments, one CSR block per add() (a round's cuts; one row in the 1-slack form), each held by its
+        # own arrays: adding copies nothing that is held already, and a released row frees its memory. One growable
+        # buffer for all rows had to be copied whole when it grew (old and new buffer at once: 2 GB at 83 million
+        # entries on full CoNLL-2002 NER) and compacted on every release.
+        self._itype = np.int32 if dim < np.iinfo(np.int32).max else np.int64
+        self._segments = []           # [first row, CSR block (rows, dim)], in row order
         self._nnz = 0
         self._dF = None
         self._example = []
@@ -64,32 +57,18 @@ class WorkingSet:
         start = self.size
         B = sp.csr_matrix(cuts.dF)
         B.sum_duplicates()
-        need = self._nnz + B.nnz
-        if need > len(self._data):
-            self._grow(need)
-        self._data[self._nnz:need] = B.data
-        self._indices[self._nnz:need] = B.indices
-        self._indptr.extend((self._nnz + B.indptr[1:]).tolist())
-        self._nnz = need
+        if B.data.base is not None or B.indices.base is not None or B.indices.dtype != self._itype:
+            # the block is kept: it must own its arrays (a view would keep a larger buffer alive)
+            B = sp.csr_matrix((B.data.copy(), B.indices.astype(self._itype), B.indptr.copy()), shape=B.shape)
+        if B.shape[0]:
+            self._segments.append([start, B])
+            self._nnz += B.nnz
         self._dF = None
         self._example.extend(int(e) for e in cuts.example)
         self._dl.extend(float(v) for v in cuts.dl)
         self.active.extend([True] * len(cuts))
         self.added_round.extend([self.round] * len(cuts))
         return list(range(start, self.size))
-
-    #: capacity growth factor of the ΔF buffers; release() compacts in place, so the capacity only grows when the
-    #: rows held outgrow every earlier round's (on full CoNLL-2002 NER 12 bytes per entry, ~1 GB a buffer)
-    GROWTH = 1.25
-
-    def _grow(self, need):
-        """Buffers of capacity max(need, GROWTH × the old), the held entries copied. np.empty, not np.resize: resize
-        fills the new tail with repeats of the old entries, touching every page of a buffer that is mostly free."""
-        cap = max(need, int(self.GROWTH * len(self._data)))
-        data, indices = np.empty(cap), np.empty(cap, dtype=self._indices.dtype)
-        data[: self._nnz] = self._data[: self._nnz]
-        indices[: self._nnz] = self._indices[: self._nnz]
-        self._data, self._indices = data, indices
 
     @property
     def nnz(self):
@@ -117,24 +96,24 @@ class WorkingSet:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {[int(p) for p in pos if self.active[p]]} are still active: drop them "
                                  f"(Program.drop_cuts) before releasing their rows")
-        indptr = np.asarray(self._indptr, dtype=np.int64)
-        lengths = np.diff(indptr)
-        keep_row = np.ones(len(lengths), dtype=bool)
-        keep_row[pos] = False
-        lengths = np.where(keep_row, lengths, 0)
-        nnz = int(lengths.sum())
-        # kept rows move down in place, as contiguous runs (a boolean mask over every stored entry cost a second a
-        # round at 100 million entries; fresh buffers held the old and the new copy at once, 2 × 12 bytes an entry)
-        edges = np.flatnonzero(np.diff(np.r_[0, keep_row.astype(np.int8), 0]))
-        at = 0
-        for first, stop in zip(edges[::2], edges[1::2]):          # runs of kept rows [first, stop)
-            lo, hi = int(indptr[first]), int(indptr[stop])
-            if lo != at:
-                _move_down(self._data, lo, hi, at)
-                _move_down(self._indices, lo, hi, at)
-            at += hi - lo
-        self._nnz = nnz
-        self._indptr = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        gone = np.zeros(self.size, dtype=bool)
+        gone[pos] = True
+        for seg in self._segments:
+            first, B = seg
+            mine = gone[first: first + B.shape[0]]
+            if not mine.any() or not B.nnz:
+                continue
+            self._nnz -= B.nnz
+            if mine.all():             # a whole block (a 1-slack cut): its arrays are freed with it
+                seg[1] = sp.csr_matrix(B.shape)
+                continue
+            lengths = np.where(mine, 0, np.diff(B.indptr))
+            keep = np.repeat(~mine, np.diff(B.indptr))
+            indptr = np.zeros(B.shape[0] + 1, dtype=B.indptr.dtype)
+            np.cumsum(lengths, out=indptr[1:])
+            # a fresh (smaller) block; the old one's arrays are freed with it
+            seg[1] = sp.csr_matrix((B.data[keep], B.indices[keep], indptr), shape=B.shape)
+            self._nnz += seg[1].nnz
         self._dF = None
         if getattr(self, "_D", None) is not None:
             self._D[pos[pos < self._D.shape[0]]] = 0.0
@@ -166,25 +145,39 @@ class WorkingSet:
         if released:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
-        indptr = np.asarray(self._indptr, dtype=np.int64)
-        idx, val = np.zeros(0, dtype=self._indices.dtype), np.zeros(0)
+        idx, val = np.zeros(0, dtype=self._itype), np.zeros(0)
         for k, p in enumerate(positions):
-            lo, hi = indptr[p], indptr[p + 1]
+            p_idx, p_val = self._row(p)
             if k == 0:
-                idx, val = self._indices[lo:hi].copy(), weights[0] * self._data[lo:hi]
+                idx, val = p_idx.copy(), weights[0] * p_val
             else:
-                idx, val = weighted_union(idx, val, self._indices[lo:hi], self._data[lo:hi], weights[k])
+                idx, val = weighted_union(idx, val, p_idx, p_val, weights[k])
         keep = val != 0
         row = sp.csr_matrix((val[keep], idx[keep], [0, int(keep.sum())]), shape=(1, self.dim))
         dl = float(weights @ self.dl_array()[positions])
         return row, dl
 
+    def _row(self, p):
+        """ΔF_p's sorted indices and values (views of its block)."""
+        first, B = self._segments[self._segment_of(p)]
+        lo, hi = B.indptr[p - first], B.indptr[p - first + 1]
+        return B.indices[lo:hi], B.data[lo:hi]
+
+    def _segment_of(self, p):
+        starts = [first for first, _ in self._segments]
+        return int(np.searchsorted(starts, p, side="right")) - 1
+
     def dF(self):
-        """All ΔF_r stacked, CSR (r, dim)."""
+        """All ΔF_r stacked, CSR (r, dim): the one block itself, or the blocks concatenated (a copy, kept until the
+        next add or release; the engine's m3n/1-slack path never asks for it)."""
         if self._dF is None:
-            r = len(self._indptr) - 1
-            self._dF = sp.csr_matrix((self._data[: self._nnz], self._indices[: self._nnz],
-                                      np.asarray(self._indptr, dtype=np.int64)), shape=(r, self.dim), copy=False)
+            blocks = [B for _, B in self._segments]
+            if len(blocks) == 1:
+                self._dF = blocks[0]
+            elif not blocks:
+                self._dF = sp.csr_matrix((0, self.dim))
+            else:
+                self._dF = sp.vstack(blocks, format="csr")
         return self._dF
 
     def dl_array(self):
@@ -204,30 +197,31 @@ class WorkingSet:
     def _dense(self):
         """Dense copy of ΔF grown incrementally (only used when ΔF is dense enough), rows in a buffer of doubling
         capacity: re-stacking the whole copy each round (np.vstack) was 1.5 of the 16 s of the OCR fold-0 fit."""
-        F = self.dF()
         done = 0 if getattr(self, "_D", None) is None else self._D.shape[0]
-        r = F.shape[0]
+        r = self.size
         if done < r:
             buf = getattr(self, "_D_buffer", None)
             if buf is None or buf.shape[0] < r:
-                grown = np.zeros((max(r, 2 * (0 if buf is None else buf.shape[0]), 16), F.shape[1]))
+                grown = np.zeros((max(r, 2 * (0 if buf is None else buf.shape[0]), 16), self.dim))
                 grown[:done] = self._D[:done] if done else 0.0
                 self._D_buffer = buf = grown
-            buf[done:r] = F[done:].toarray()
+            for first, B in self._segments:       # the blocks holding rows done..r-1
+                if first + B.shape[0] > done:
+                    buf[max(first, done): first + B.shape[0]] = B[max(0, done - first):].toarray()
             self._D = buf[:r]          # a view: release() zeroes freed rows in place
         return self._D
 
     def _use_dense(self):
         """Whether products go through the dense copy (BLAS): ΔF dense enough and not too wide. Decided by the
         data alone, so every program on the same cuts computes the same numbers."""
-        F = self.dF()
-        return F.shape[1] <= self.DENSE_MAX_DIM and F.nnz > self.DENSE_MIN_DENSITY * F.shape[0] * F.shape[1]
+        r = self.size
+        return self.dim <= self.DENSE_MAX_DIM and self._nnz > self.DENSE_MIN_DENSITY * r * self.dim
 
     def dot(self, w):
         """ΔF w, shape (r,): every cut's margin at w."""
         if self._use_dense():
             return self._dense() @ w
-        return self.dF() @ w
+        return np.concatenate([B @ w for _, B in self._segments]) if self._segments else np.zeros(0)
 
     def tdot(self, alpha, out=None):
         """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
@@ -242,14 +236,17 @@ class WorkingSet:
         """
         if self._use_dense():
             return alpha @ self._dense()
-        F = self.dF()
+        alpha = np.asarray(alpha, dtype=np.float64)
         if out is None:
-            return F.T @ alpha
-        rows_tdot(F.indptr, F.indices, F.data, np.asarray(alpha, dtype=np.float64), out)
+            out = np.zeros(self.dim)
+        else:
+            out[:] = 0.0
+        for first, B in self._segments:
+            rows_tdot(B.indptr, B.indices, B.data, alpha[first: first + B.shape[0]], out)
         return out
+
     def gram_rows(self, positions):
         """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
-        F = self.dF()
         if self._use_dense():
             D = self._dense()
             return D[positions] @ D.T
@@ -257,10 +254,12 @@ class WorkingSet:
         # same order as scipy's F @ (F[positions])ᵀ (the products of the shared columns in ascending column order),
         # without its CSR copy of the transposed row, an index pointer as long as dim (212 MB on full NER);
         # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
-        out = np.zeros((len(positions), F.shape[0]))
+        out = np.zeros((len(positions), self.size))
         for k, p in enumerate(positions):
-            lo, hi = F.indptr[p], F.indptr[p + 1]
-            row_dots(F.indptr, F.indices, F.data, F.indices[lo:hi], F.data[lo:hi], out[k])
+            p_idx, p_val = self._row(p)
+            for first, B in self._segments:
+                if B.nnz:
+                    row_dots(B.indptr, B.indices, B.data, p_idx, p_val, out[k, first: first + B.shape[0]])
         return out
 
     def gram(self):
