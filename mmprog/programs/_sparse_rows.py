@@ -8,8 +8,8 @@ nothing but their output.
 
 Exactness: every row keeps sorted, distinct indices (CSR after ``sum_duplicates``). :func:`row_dots` adds the products
 of the shared columns in ascending column order, the order of scipy's ``csr_matmat`` for ``F @ rowᵀ``, so the Gram
-entries are the same floats as before. :func:`weighted_union` adds ``a + wb·b`` per column (the weights applied to each
-row first, as before); only explicit zeros of the sum are left out.
+entries are the same floats as before. :func:`weighted_union` adds ``wa·a + wb·b`` per column (the weights applied to
+each row first, as before); explicit zeros of the sum are left out.
 """
 from __future__ import annotations
 
@@ -88,42 +88,47 @@ def _union_size(a_idx, b_idx):
 
 
 @njit(**_JIT)
-def _union_fill(a_idx, a_val, b_idx, b_val, wb, out_idx, out_val):
+def _union_fill(a_idx, a_val, wa, b_idx, b_val, wb, out_idx, out_val):
+    """Fill wa·a + wb·b into out (the union's size) and drop the explicit zeros; returns the entries kept."""
     n_a, n_b = a_idx.shape[0], b_idx.shape[0]
     a = b = k = 0
     while a < n_a or b < n_b:
         if b == n_b or (a < n_a and a_idx[a] < b_idx[b]):
-            out_idx[k] = a_idx[a]
-            out_val[k] = a_val[a]
+            i, v = a_idx[a], wa * a_val[a]
             a += 1
         elif a == n_a or b_idx[b] < a_idx[a]:
-            out_idx[k] = b_idx[b]
-            out_val[k] = wb * b_val[b]
+            i, v = b_idx[b], wb * b_val[b]
             b += 1
         else:
-            out_idx[k] = a_idx[a]
-            out_val[k] = a_val[a] + wb * b_val[b]
+            i, v = a_idx[a], wa * a_val[a] + wb * b_val[b]
             a += 1
             b += 1
-        k += 1
+        if v != 0.0:
+            out_idx[k] = i
+            out_val[k] = v
+            k += 1
+    return k
 
 
-def weighted_union(a_idx, a_val, b_idx, b_val, wb):
-    """The sparse sum a + wb·b of two rows with sorted, distinct indices, explicit zeros kept.
+def weighted_union(a_idx, a_val, wa, b_idx, b_val, wb):
+    """The sparse sum wa·a + wb·b of two rows with sorted, distinct indices, without explicit zeros.
 
     Parameters
     ----------
     a_idx, b_idx : ndarray of int, shapes (n_a,), (n_b,)
     a_val, b_val : ndarray of float64, shapes (n_a,), (n_b,)
-    wb : float
+    wa, wb : float
 
     Returns
     -------
     idx : ndarray, shape (u,), dtype of ``a_idx``
-        The sorted union of the indices (u ≤ n_a + n_b, allocated at its exact size).
+        The sorted union of the indices where the sum is not 0 (u ≤ n_a + n_b). Allocated at the union's size and
+        cut to u only when a sum cancelled (a copy then): the inputs are not copied.
     val : ndarray of float64, shape (u,)
     """
     u = _union_size(a_idx, b_idx)
     idx, val = np.empty(u, dtype=a_idx.dtype), np.empty(u)
-    _union_fill(a_idx, a_val, b_idx, b_val, np.float64(wb), idx, val)
+    k = _union_fill(a_idx, a_val, np.float64(wa), b_idx, b_val, np.float64(wb), idx, val)
+    if k < u:
+        idx, val = idx[:k].copy(), val[:k].copy()
     return idx, val

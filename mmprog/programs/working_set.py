@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..features.base import csr_view
 from ._sparse_rows import row_dots, rows_tdot, weighted_union
 
 
@@ -145,15 +146,19 @@ class WorkingSet:
         if released:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
-        idx, val = np.zeros(0, dtype=self._itype), np.zeros(0)
+        # wa·a + wb·b pairwise (the first row enters with its weight, uncopied): the aggregate of S on full NER is
+        # tens of millions of entries, so each copy of it counts
+        idx, val, scale = np.zeros(0, dtype=self._itype), np.zeros(0), 1.0
         for k, p in enumerate(positions):
             p_idx, p_val = self._row(p)
             if k == 0:
-                idx, val = p_idx.copy(), weights[0] * p_val
+                idx, val, scale = p_idx, p_val, weights[0]
             else:
-                idx, val = weighted_union(idx, val, p_idx, p_val, weights[k])
-        keep = val != 0
-        row = sp.csr_matrix((val[keep], idx[keep], [0, int(keep.sum())]), shape=(1, self.dim))
+                idx, val = weighted_union(idx, val, scale, p_idx, p_val, weights[k])
+                scale = 1.0
+        if len(positions) == 1:
+            idx, val = weighted_union(idx, val, scale, idx[:0], val[:0], 0.0)
+        row = csr_view(val, idx, np.array([0, len(idx)], dtype=self._itype), (1, self.dim))
         dl = float(weights @ self.dl_array()[positions])
         return row, dl
 
