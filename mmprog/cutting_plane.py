@@ -211,7 +211,7 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
     if n == 0:
         raise ParameterError("the training set is empty; give at least one example")
     n_slacks = n if slack == "n" else 1
-    dims = Dims(n=n, dim=fmap.dim, n_slacks=n_slacks, groups=fmap.groups, group_names=fmap.group_names)
+    dims = Dims(n=n, dim=fmap.dim, n_slacks=n_slacks, groups=lambda: fmap.groups, group_names=fmap.group_names)
     t_start = time.perf_counter()
     timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0}
     history, it, upper, elapsed_before = [], 0, np.inf, 0.0

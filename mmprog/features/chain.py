@@ -64,14 +64,35 @@ class ChainFeatureMap:
             self.offsets[name] = off
             off += int(np.prod(shape))
         self.dim = off
-        # state features inherit the group of their input feature; transitions (and the opt-in extras, which are
-        # also label-structure features) form the last group, "transition".
-        # one id per joint feature, in the narrowest integer type that holds them: an int64 vector as long as w was
-        # 424 MB on full CoNLL-2002 NER (134 templates fit int16: 106 MB)
-        gtype = np.int16 if n_in < np.iinfo(np.int16).max else np.int64
-        self.groups = np.concatenate([np.repeat(in_groups.astype(gtype), K),
-                                      np.full(self.dim - d * K, n_in, dtype=gtype)])
+        self._in_groups = in_groups
+        self._groups_set = None
         self.group_names = names + ["transition"]
+
+    @property
+    def groups(self):
+        """Template group of every joint feature, shape (dim,): state features inherit the group of their input
+        feature; transitions (and the opt-in extras, which are also label-structure features) form the last group,
+        "transition".
+
+        Built on each access and not kept, in the narrowest integer type that holds the ids: a vector as long as w
+        (an int64 one was 424 MB on full CoNLL-2002 NER), which the programs without template groups (m3n) never
+        read.
+        """
+        if self._groups_set is not None:
+            return self._groups_set
+        n_in = len(self.group_names) - 1
+        K, d = self.n_labels, self.n_features
+        gtype = np.int16 if n_in < np.iinfo(np.int16).max else np.int64
+        return np.concatenate([np.repeat(self._in_groups.astype(gtype), K),
+                               np.full(self.dim - d * K, n_in, dtype=gtype)])
+
+    @groups.setter
+    def groups(self, value):
+        """Any grouping of the joint features, shape (dim,), kept as given (e.g. one template for all)."""
+        value = np.asarray(value)
+        if value.shape != (self.dim,):
+            raise DataError(f"groups must have one entry per joint feature ({self.dim}); got shape {value.shape}")
+        self._groups_set = value
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
@@ -89,8 +110,7 @@ class ChainFeatureMap:
 
     def state_arrays(self):
         """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
-        K = self.n_labels
-        return {"input_groups": self.groups[: self.n_features * K: K] if K else self.groups[:0]}
+        return {"input_groups": self._in_groups}
 
     @classmethod
     def from_description(cls, desc, arrays):
