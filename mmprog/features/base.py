@@ -46,6 +46,12 @@ def csr_view(data, indices, indptr, shape):
     return X
 
 
+def csr_rows(X, a, b):
+    """Rows a:b of a CSR matrix sharing its data and indices (scipy's ``X[a:b]`` copies them)."""
+    lo, hi = X.indptr[a], X.indptr[b]
+    return csr_view(X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo, (b - a, X.shape[1]))
+
+
 def stacked_view(blocks):
     """The row blocks of one CSR matrix put back together without copying, when they are consecutive views of the
     same ``data`` and ``indices`` arrays (what :class:`~mmprog.features.templates.TemplateExtractor` hands out: the
