@@ -267,8 +267,8 @@ class Oracle:
             except NotImplementedError:
                 pass
             else:
-                return (Cuts(np.zeros(1, dtype=np.int64), dF_sum / n,
-                             np.array([dl_sum / n])), hinge)
+                dF_sum.data /= n        # in place: the map's fresh row (a copy per round was 12 bytes an entry more)
+                return Cuts(np.zeros(1, dtype=np.int64), dF_sum, np.array([dl_sum / n])), hinge
         cuts, hinge = self.separate(w)
         return Cuts.one_slack(cuts, n), hinge
 

@@ -76,3 +76,113 @@ def test_bounded_working_set_reaches_the_same_objective_on_the_slice(ner_slice):
     # the master optimum never goes down across an aggregation (the aggregate reproduces the current α)
     lower = [h.objective for h in bounded.history]
     assert all(b >= a - 1e-6 * max(1.0, abs(a)) for a, b in zip(lower, lower[1:]))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the memory-bounded representations (issue 17 item 2) against the representations they replace
+# ---------------------------------------------------------------------------------------------------------------
+
+def _random_cuts(rng, m, dim, nnz_per_row):
+    from mmprog.cuts import Cuts
+    rows = []
+    for _ in range(m):
+        idx = np.sort(rng.choice(dim, size=nnz_per_row, replace=False))
+        rows.append(sp.csr_matrix((rng.normal(size=nnz_per_row), idx, [0, nnz_per_row]), shape=(1, dim)))
+    return Cuts(np.zeros(m, dtype=np.int64), sp.vstack(rows, format="csr"), rng.uniform(1, 2, size=m))
+
+
+def test_working_set_blocks_give_the_products_of_the_stacked_matrix():
+    """Per-add blocks, released rows, merges: Gram rows, ΔFᵀα (into a given vector too), ΔF w and aggregates equal
+    scipy's products of the one stacked matrix (the previous representation) with the released rows zeroed."""
+    from mmprog.programs.working_set import WorkingSet
+    rng = np.random.default_rng(3)
+    dim = 200_000                                   # wide and sparse: the merge path, not the dense copy
+    ws = WorkingSet(dim)
+    for m in (1, 3, 1, 2, 1):                       # 1-slack-like single rows and n-slack-like batches
+        ws.add(_random_cuts(rng, m, dim, 400))
+    stacked = ws.dF().copy()
+    assert stacked.shape == (8, dim) and not ws._use_dense()
+    ws.active[1] = ws.active[4] = ws.active[6] = False
+    ws.release([1, 4, 6])                           # a whole 1-row block, one row of a batch, one of another batch
+    F = stacked.tolil()
+    for p in (1, 4, 6):
+        F[p, :] = 0
+    F = F.tocsr()
+    assert ws.nnz == F.nnz and (ws.dF() != F).nnz == 0
+    G = (F @ F.T).toarray()
+    np.testing.assert_allclose(ws.gram_rows([0, 3, 7]), G[[0, 3, 7]], rtol=1e-13, atol=0)
+    np.testing.assert_allclose(ws.gram(), G, rtol=1e-13, atol=0)
+    alpha = rng.uniform(0, 1, size=8)
+    alpha[[1, 4, 6]] = 0.0
+    np.testing.assert_allclose(ws.tdot(alpha), F.T @ alpha, rtol=1e-14, atol=1e-15)
+    buf = rng.normal(size=dim)                      # garbage in the reused vector is overwritten
+    assert ws.tdot(alpha, out=buf) is buf
+    np.testing.assert_allclose(buf, F.T @ alpha, rtol=1e-14, atol=1e-15)
+    w = rng.normal(size=dim)
+    np.testing.assert_allclose(ws.dot(w), F @ w, rtol=1e-13, atol=1e-13)
+    lam = np.array([0.2, 0.5, 0.3])
+    row, dl = ws.combine([0, 3, 7], lam)
+    truth = lam @ F[[0, 3, 7]].toarray()
+    assert np.all(np.diff(row.indices) > 0) and np.all(row.data != 0) and row.nnz == np.count_nonzero(truth)
+    np.testing.assert_allclose(row.toarray().ravel(), truth, rtol=1e-14, atol=1e-15)
+    assert dl == pytest.approx(lam @ ws.dl_array()[[0, 3, 7]], rel=1e-15)
+
+
+def test_prepare_reuses_the_extractor_matrix(ner_slice):
+    """The template extractor's sentences are views of one matrix; the chain map stacks them back without a copy
+    (same matrix as the vstack it replaces), and falls back to the copy for rows that are not consecutive."""
+    x0, x1 = ner_slice.X[0], ner_slice.X[1]
+    assert x0.data.base is x1.data.base is not None
+    fmap = ChainFeatureMap.from_dataset(ner_slice)
+    X = fmap.prepare(ner_slice).data["X"]
+    assert np.shares_memory(X.data, x0.data) and np.shares_memory(X.indices, x0.indices)
+    assert (X != sp.vstack(ner_slice.X, format="csr")).nnz == 0
+    shuffled = ner_slice.subset(np.array([5, 2, 9]))
+    Xs = fmap.prepare(shuffled).data["X"]
+    assert not np.shares_memory(Xs.data, x0.data)
+    assert (Xs != sp.vstack(shuffled.X, format="csr")).nnz == 0
+
+
+def test_state_block_in_pieces_is_the_same_integers(ner_slice, monkeypatch):
+    """Σ Xᵀ(E_gold − E_ŷ) summed over pieces of a few gathered entries equals the one product (0/1 features:
+    integer counts, so exactly), at w = 0 (every token wrong) and at a random w."""
+    fmap = ChainFeatureMap.from_dataset(ner_slice)
+    prep = fmap.prepare(ner_slice)
+    for w in (np.zeros(fmap.dim), np.random.default_rng(1).normal(size=fmap.dim) * 0.01):
+        whole, dl_a, h_a = fmap.separate_sum(w, prep, sparse=True)
+        monkeypatch.setattr(ChainFeatureMap, "STATE_CHUNK_NNZ", 700)       # ~5 sentences' tokens a piece
+        parts, dl_b, h_b = fmap.separate_sum(w, prep, sparse=True)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(parts.indices, whole.indices)
+        np.testing.assert_array_equal(parts.data, whole.data)
+        assert dl_a == dl_b and np.array_equal(h_a, h_b)
+
+
+def test_fit_equals_the_one_with_the_stacked_working_set(ner_slice, monkeypatch):
+    """The 1-slack fit with max_cuts (blocks, merges, w written over) against the same fit with the previous
+    products patched back in (scipy on the stacked matrix, a fresh w each round): same rounds, same objective and
+    w to rounding."""
+    from mmprog.programs.working_set import WorkingSet
+    kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
+    new = mmprog.fit(ner_slice, **kw)
+
+    def gram_rows(self, positions):
+        F = self.dF()
+        return np.asarray((F @ F[positions].T).T.todense())
+
+    def tdot(self, alpha, out=None):
+        return self.dF().T @ alpha
+
+    def combine(self, positions, weights):
+        F = self.dF()[positions]
+        row = sp.csr_matrix(weights @ F)
+        row.eliminate_zeros()
+        return row, float(weights @ self.dl_array()[positions])
+
+    monkeypatch.setattr(WorkingSet, "gram_rows", gram_rows)
+    monkeypatch.setattr(WorkingSet, "tdot", tdot)
+    monkeypatch.setattr(WorkingSet, "combine", combine)
+    old = mmprog.fit(ner_slice, **kw)
+    assert new.n_iter == old.n_iter and new.termination == old.termination
+    assert new.primal_objective == pytest.approx(old.primal_objective, rel=1e-9)
+    np.testing.assert_allclose(new.w, old.w, rtol=0, atol=1e-9 * np.abs(old.w).max())

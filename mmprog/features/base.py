@@ -20,6 +20,76 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def csr_view(data, indices, indptr, shape):
+    """A CSR matrix over the given arrays, never a copy of them.
+
+    ``scipy.sparse.csr_matrix((data, indices, indptr))`` checks its input and then copies ``data`` and ``indices``
+    whenever they are views of less than half of a larger array (its ``prune``): rows a:b of a corpus's stacked
+    token matrix became one copy per sentence. The arrays are assigned after the check instead.
+
+    Parameters
+    ----------
+    data : ndarray, shape (nnz,)
+    indices : ndarray of int, shape (nnz,)
+    indptr : ndarray of int, shape (m + 1,)
+        ``indptr[0] == 0`` and ``indptr[-1] == nnz``.
+    shape : tuple (m, d)
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Its ``data`` and ``indices`` are ``data`` and ``indices`` (views share their base's memory).
+    """
+    X = sp.csr_matrix((data, indices, indptr), shape=shape)
+    if X.indices.dtype == indices.dtype and X.data.dtype == data.dtype:
+        X.data, X.indices = data, indices
+    return X
+
+
+def csr_rows(X, a, b):
+    """Rows a:b of a CSR matrix sharing its data and indices (scipy's ``X[a:b]`` copies them)."""
+    lo, hi = X.indptr[a], X.indptr[b]
+    return csr_view(X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo, (b - a, X.shape[1]))
+
+
+def stacked_view(blocks):
+    """The row blocks of one CSR matrix put back together without copying, when they are consecutive views of the
+    same ``data`` and ``indices`` arrays (what :class:`~mmprog.features.templates.TemplateExtractor` hands out: the
+    sentences of one stacked matrix); None when they are not.
+
+    Parameters
+    ----------
+    blocks : list of scipy.sparse.csr_matrix, shapes (T_i, d)
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (Σ T_i, d), or None
+    """
+    if not blocks or not all(isinstance(x, sp.csr_matrix) for x in blocks):
+        return None
+    first = blocks[0]
+    base_d, base_i = first.data.base, first.indices.base
+    if base_d is None or base_i is None or base_d.ndim != 1 or base_i.ndim != 1:
+        return None
+
+    def start(a, base):
+        return a.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+
+    lo = start(first.data, base_d) // base_d.itemsize
+    at = lo
+    for x in blocks:
+        if (x.data.base is not base_d or x.indices.base is not base_i or x.indptr[0] != 0
+                or x.data.dtype != base_d.dtype or x.indices.dtype != base_i.dtype
+                or start(x.data, base_d) != at * base_d.itemsize or start(x.indices, base_i) != at * base_i.itemsize
+                or not x.data.flags.c_contiguous or not x.indices.flags.c_contiguous):
+            return None
+        at += x.data.size
+    counts = np.concatenate([np.diff(x.indptr) for x in blocks])
+    indptr = np.zeros(len(counts) + 1, dtype=base_i.dtype if at < np.iinfo(base_i.dtype).max else np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return csr_view(base_d[lo:at], base_i[lo:at], indptr, (len(counts), first.shape[1]))
+
+
 @dataclass
 class Prepared:
     """A dataset made ready for batched scoring.

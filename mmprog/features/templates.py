@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mmprog.exceptions import DataError, ModelFileError, ParameterError
+from mmprog.features.base import csr_rows
 
 __all__ = ["TemplateExtractor", "PRESETS", "DERIVED", "parse_template", "read_lexicon"]
 
@@ -676,7 +677,8 @@ class TemplateExtractor:
         lens, ids = self._ids(sentences, fitting=False)
         X = self._stacked(lens, ids, dtype)
         bounds = np.concatenate([[0], np.cumsum(lens)])
-        return [_csr_rows(X, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        # views of X, not copies: the chain map's prepare stacks them back into X (features.base.stacked_view)
+        return [csr_rows(X, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
     def _stacked(self, lens, ids, dtype):
         keys = self._atoms(lens, ids, fitting=False)
@@ -841,9 +843,3 @@ class TemplateExtractor:
         ex.label_names_ = js.get("label_names")
         ex._fitted = True
         return ex
-
-
-def _csr_rows(X, a, b):
-    """Rows a:b of a CSR matrix as a CSR matrix sharing X's data and indices (no copy)."""
-    lo, hi = X.indptr[a], X.indptr[b]
-    return sp.csr_matrix((X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo), shape=(b - a, X.shape[1]))

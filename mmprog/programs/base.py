@@ -48,16 +48,21 @@ class Dims:
         Length of w (joint feature dimension).
     n_slacks : int
         n for the n-slack form, 1 for the 1-slack form.
-    groups : ndarray of int, shape (dim,)
-        Template group of every joint feature.
+    groups : ndarray of int, shape (dim,), or a callable returning it
+        Template group of every joint feature (read through :meth:`group_ids`). The engine passes the feature
+        map's as a callable, so that a program that never reads it (m3n) never builds a vector as long as w.
     group_names : list of str
     """
 
     n: int
     dim: int
     n_slacks: int
-    groups: np.ndarray | None = None
+    groups: object = None
     group_names: list | None = None
+
+    def group_ids(self):
+        """The template group of every joint feature, shape (dim,), or None."""
+        return self.groups() if callable(self.groups) else self.groups
 
 
 @dataclass

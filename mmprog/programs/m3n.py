@@ -192,7 +192,9 @@ class M3N(Program):
             else:
                 alpha = values_of(ws.components) if ws.size else np.zeros(0)
             alpha = np.maximum(alpha, 0.0)       # interior-point iterates may sit a hair below the bound
-            w = ws.tdot(alpha) if ws.size else np.zeros(model.dims.dim)
+            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
+            spare, model.w_spare = getattr(model, "w_spare", None), None
+            w = ws.tdot(alpha, out=spare) if ws.size else np.zeros(model.dims.dim)
             gram = getattr(getattr(model, "_gram_daqp", None), "G", None)
             if gram is not None and gram.shape[0] == ws.size:
                 # ΔF w = ΔF ΔFᵀ α = G α: (r, r) instead of reading every ΔF row again (r × dim)

@@ -66,7 +66,8 @@ REMOVED_BELOW = 1e-5
 
 def template_groups(dims):
     """Group id (dim,) and names (m,) of the templates of a feature map's ``Dims`` (one group when none given)."""
-    groups = np.zeros(dims.dim, dtype=np.int64) if dims.groups is None else np.asarray(dims.groups, np.int64)
+    groups = dims.group_ids()
+    groups = np.zeros(dims.dim, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
     if groups.shape != (dims.dim,):
         raise ParameterError(f"feature groups must have one entry per joint feature ({dims.dim}); "
                              f"got shape {groups.shape}")

@@ -8,6 +8,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..features.base import csr_view
+from ._sparse_rows import row_dots, rows_tdot, weighted_union
+
 
 def values_of(variables):
     """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
@@ -30,11 +33,12 @@ class WorkingSet:
 
     def __init__(self, dim):
         self.dim = dim
-        # ΔF rows in one growable CSR (capacity doubling): adding a round's cuts copies only the new rows, and
-        # dF() is a view — re-stacking every cut after each add was O(total non-zeros) a round
-        self._data = np.zeros(1024)
-        self._indices = np.zeros(1024, dtype=np.int32 if dim < 2**31 else np.int64)
-        self._indptr = [0]
+        # ΔF rows in segments, one CSR block per add() (a round's cuts; one row in the 1-slack form), each held by its
+        # own arrays: adding copies nothing that is held already, and a released row frees its memory. One growable
+        # buffer for all rows had to be copied whole when it grew (old and new buffer at once: 2 GB at 83 million
+        # entries on full CoNLL-2002 NER) and compacted on every release.
+        self._itype = np.int32 if dim < np.iinfo(np.int32).max else np.int64
+        self._segments = []           # [first row, CSR block (rows, dim)], in row order
         self._nnz = 0
         self._dF = None
         self._example = []
@@ -54,15 +58,12 @@ class WorkingSet:
         start = self.size
         B = sp.csr_matrix(cuts.dF)
         B.sum_duplicates()
-        need = self._nnz + B.nnz
-        if need > len(self._data):
-            cap = max(need, 2 * len(self._data))
-            self._data = np.resize(self._data, cap)
-            self._indices = np.resize(self._indices, cap)
-        self._data[self._nnz:need] = B.data
-        self._indices[self._nnz:need] = B.indices
-        self._indptr.extend((self._nnz + B.indptr[1:]).tolist())
-        self._nnz = need
+        if B.data.base is not None or B.indices.base is not None or B.indices.dtype != self._itype:
+            # the block is kept: it must own its arrays (a view would keep a larger buffer alive)
+            B = sp.csr_matrix((B.data.copy(), B.indices.astype(self._itype), B.indptr.copy()), shape=B.shape)
+        if B.shape[0]:
+            self._segments.append([start, B])
+            self._nnz += B.nnz
         self._dF = None
         self._example.extend(int(e) for e in cuts.example)
         self._dl.extend(float(v) for v in cuts.dl)
@@ -96,25 +97,24 @@ class WorkingSet:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {[int(p) for p in pos if self.active[p]]} are still active: drop them "
                                  f"(Program.drop_cuts) before releasing their rows")
-        indptr = np.asarray(self._indptr, dtype=np.int64)
-        lengths = np.diff(indptr)
-        keep_row = np.ones(len(lengths), dtype=bool)
-        keep_row[pos] = False
-        lengths = np.where(keep_row, lengths, 0)
-        nnz = int(lengths.sum())
-        cap = max(1024, nnz + nnz // 2)
-        # fresh arrays (not views) so the old buffers are freed; kept rows are copied as contiguous runs (a
-        # boolean mask over every stored entry cost a second a round at 100 million entries)
-        data, indices = np.zeros(cap), np.zeros(cap, dtype=self._indices.dtype)
-        edges = np.flatnonzero(np.diff(np.r_[0, keep_row.astype(np.int8), 0]))
-        at = 0
-        for first, stop in zip(edges[::2], edges[1::2]):          # runs of kept rows [first, stop)
-            lo, hi = indptr[first], indptr[stop]
-            data[at: at + hi - lo] = self._data[lo:hi]
-            indices[at: at + hi - lo] = self._indices[lo:hi]
-            at += hi - lo
-        self._data, self._indices, self._nnz = data, indices, nnz
-        self._indptr = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        gone = np.zeros(self.size, dtype=bool)
+        gone[pos] = True
+        for seg in self._segments:
+            first, B = seg
+            mine = gone[first: first + B.shape[0]]
+            if not mine.any() or not B.nnz:
+                continue
+            self._nnz -= B.nnz
+            if mine.all():             # a whole block (a 1-slack cut): its arrays are freed with it
+                seg[1] = sp.csr_matrix(B.shape)
+                continue
+            lengths = np.where(mine, 0, np.diff(B.indptr))
+            keep = np.repeat(~mine, np.diff(B.indptr))
+            indptr = np.zeros(B.shape[0] + 1, dtype=B.indptr.dtype)
+            np.cumsum(lengths, out=indptr[1:])
+            # a fresh (smaller) block; the old one's arrays are freed with it
+            seg[1] = sp.csr_matrix((B.data[keep], B.indices[keep], indptr), shape=B.shape)
+            self._nnz += seg[1].nnz
         self._dF = None
         if getattr(self, "_D", None) is not None:
             self._D[pos[pos < self._D.shape[0]]] = 0.0
@@ -123,9 +123,10 @@ class WorkingSet:
     def combine(self, positions, weights):
         """Σ_p weights_p ΔF_p and Σ_p weights_p Δℓ_p over ``positions`` (an aggregated cut).
 
-        Built from the stored entries alone, merged per coordinate by one sort: a sparse product (weightsᵀ F[S])
-        would allocate work arrays as long as ``dim`` (53 million on CoNLL-2002 NER) and a dense sum ΔFᵀλ a
-        424 MB vector.
+        Built from the stored entries alone, row by row by a merge of sorted indices
+        (:func:`~mmprog.programs._sparse_rows.weighted_union`): a sparse product (weightsᵀ F[S]) would allocate work
+        arrays as long as ``dim`` (53 million on CoNLL-2002 NER), a dense sum ΔFᵀλ a 424 MB vector, and one sort of
+        all of S's entries (as before) ~32 bytes an entry.
 
         Parameters
         ----------
@@ -145,26 +146,43 @@ class WorkingSet:
         if released:
             from ..exceptions import ParameterError
             raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
-        indptr = np.asarray(self._indptr, dtype=np.int64)
-        lo, hi = indptr[positions], indptr[positions + 1]
-        idx = np.concatenate([self._indices[a:b] for a, b in zip(lo, hi)]) if len(positions) else np.zeros(0, int)
-        val = np.concatenate([weights[k] * self._data[a:b] for k, (a, b) in enumerate(zip(lo, hi))]) \
-            if len(positions) else np.zeros(0)
-        order = np.argsort(idx, kind="stable")
-        idx, val = idx[order], val[order]
-        start = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]]) if len(idx) else np.zeros(0, dtype=np.int64)
-        cols, sums = idx[start], np.add.reduceat(val, start) if len(idx) else np.zeros(0)
-        keep = sums != 0
-        row = sp.csr_matrix((sums[keep], cols[keep], [0, int(keep.sum())]), shape=(1, self.dim))
+        # wa·a + wb·b pairwise (the first row enters with its weight, uncopied): the aggregate of S on full NER is
+        # tens of millions of entries, so each copy of it counts
+        idx, val, scale = np.zeros(0, dtype=self._itype), np.zeros(0), 1.0
+        for k, p in enumerate(positions):
+            p_idx, p_val = self._row(p)
+            if k == 0:
+                idx, val, scale = p_idx, p_val, weights[0]
+            else:
+                idx, val = weighted_union(idx, val, scale, p_idx, p_val, weights[k])
+                scale = 1.0
+        if len(positions) == 1:
+            idx, val = weighted_union(idx, val, scale, idx[:0], val[:0], 0.0)
+        row = csr_view(val, idx, np.array([0, len(idx)], dtype=self._itype), (1, self.dim))
         dl = float(weights @ self.dl_array()[positions])
         return row, dl
 
+    def _row(self, p):
+        """ΔF_p's sorted indices and values (views of its block)."""
+        first, B = self._segments[self._segment_of(p)]
+        lo, hi = B.indptr[p - first], B.indptr[p - first + 1]
+        return B.indices[lo:hi], B.data[lo:hi]
+
+    def _segment_of(self, p):
+        starts = [first for first, _ in self._segments]
+        return int(np.searchsorted(starts, p, side="right")) - 1
+
     def dF(self):
-        """All ΔF_r stacked, CSR (r, dim)."""
+        """All ΔF_r stacked, CSR (r, dim): the one block itself, or the blocks concatenated (a copy, kept until the
+        next add or release; the engine's m3n/1-slack path never asks for it)."""
         if self._dF is None:
-            r = len(self._indptr) - 1
-            self._dF = sp.csr_matrix((self._data[: self._nnz], self._indices[: self._nnz],
-                                      np.asarray(self._indptr, dtype=np.int64)), shape=(r, self.dim), copy=False)
+            blocks = [B for _, B in self._segments]
+            if len(blocks) == 1:
+                self._dF = blocks[0]
+            elif not blocks:
+                self._dF = sp.csr_matrix((0, self.dim))
+            else:
+                self._dF = sp.vstack(blocks, format="csr")
         return self._dF
 
     def dl_array(self):
@@ -184,47 +202,70 @@ class WorkingSet:
     def _dense(self):
         """Dense copy of ΔF grown incrementally (only used when ΔF is dense enough), rows in a buffer of doubling
         capacity: re-stacking the whole copy each round (np.vstack) was 1.5 of the 16 s of the OCR fold-0 fit."""
-        F = self.dF()
         done = 0 if getattr(self, "_D", None) is None else self._D.shape[0]
-        r = F.shape[0]
+        r = self.size
         if done < r:
             buf = getattr(self, "_D_buffer", None)
             if buf is None or buf.shape[0] < r:
-                grown = np.zeros((max(r, 2 * (0 if buf is None else buf.shape[0]), 16), F.shape[1]))
+                grown = np.zeros((max(r, 2 * (0 if buf is None else buf.shape[0]), 16), self.dim))
                 grown[:done] = self._D[:done] if done else 0.0
                 self._D_buffer = buf = grown
-            buf[done:r] = F[done:].toarray()
+            for first, B in self._segments:       # the blocks holding rows done..r-1
+                if first + B.shape[0] > done:
+                    buf[max(first, done): first + B.shape[0]] = B[max(0, done - first):].toarray()
             self._D = buf[:r]          # a view: release() zeroes freed rows in place
         return self._D
 
     def _use_dense(self):
         """Whether products go through the dense copy (BLAS): ΔF dense enough and not too wide. Decided by the
         data alone, so every program on the same cuts computes the same numbers."""
-        F = self.dF()
-        return F.shape[1] <= self.DENSE_MAX_DIM and F.nnz > self.DENSE_MIN_DENSITY * F.shape[0] * F.shape[1]
+        r = self.size
+        return self.dim <= self.DENSE_MAX_DIM and self._nnz > self.DENSE_MIN_DENSITY * r * self.dim
 
     def dot(self, w):
         """ΔF w, shape (r,): every cut's margin at w."""
         if self._use_dense():
             return self._dense() @ w
-        return self.dF() @ w
+        return np.concatenate([B @ w for _, B in self._segments]) if self._segments else np.zeros(0)
 
-    def tdot(self, alpha):
+    def tdot(self, alpha, out=None):
         """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
-        working set's non-zeros every round on NER)."""
+        working set's non-zeros every round on NER).
+
+        Parameters
+        ----------
+        alpha : ndarray, shape (r,)
+        out : ndarray of float64, shape (dim,), optional
+            Overwritten with the result (sparse rows only), so that a caller done with its previous w need not hold
+            two w-sized vectors at once (424 MB each on full CoNLL-2002 NER).
+        """
         if self._use_dense():
             return alpha @ self._dense()
-        return self.dF().T @ alpha
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if out is None:
+            out = np.zeros(self.dim)
+        else:
+            out[:] = 0.0
+        for first, B in self._segments:
+            rows_tdot(B.indptr, B.indices, B.data, alpha[first: first + B.shape[0]], out)
+        return out
+
     def gram_rows(self, positions):
         """Rows ⟨ΔF_p, ΔF_q⟩ for p in ``positions`` against every cut q so far, dense (len(positions), r)."""
-        F = self.dF()
         if self._use_dense():
             D = self._dense()
             return D[positions] @ D.T
-        # F @ (F[positions])ᵀ walks F's rows once; F[positions] @ Fᵀ would transpose the whole working set every
-        # round (CSC → CSR of every cut: 40 % of a round on full CoNLL-2002 NER). Same sums in the same order: rows
-        # keep sorted indices, so each entry adds the products of the shared columns in ascending column order.
-        return np.asarray((F @ F[positions].T).T.todense())
+        # each new row against every row by a merge of sorted indices (_sparse_rows.row_dots): the same sums in the
+        # same order as scipy's F @ (F[positions])ᵀ (the products of the shared columns in ascending column order),
+        # without its CSR copy of the transposed row, an index pointer as long as dim (212 MB on full NER);
+        # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
+        out = np.zeros((len(positions), self.size))
+        for k, p in enumerate(positions):
+            p_idx, p_val = self._row(p)
+            for first, B in self._segments:
+                if B.nnz:
+                    row_dots(B.indptr, B.indices, B.data, p_idx, p_val, out[k, first: first + B.shape[0]])
+        return out
 
     def gram(self):
         """The full Gram matrix G (r, r)."""
