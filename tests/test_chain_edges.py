@@ -164,6 +164,16 @@ def test_save_and_load_keep_the_edge_block(tmp_path):
     assert back.fmap.n_edge_features == 2
     prep = back.fmap.prepare(ds)
     assert np.array_equal(back.fmap.decode(back.w, prep), res.fmap.decode(res.w, res.fmap.prepare(ds)))
+    # a damaged count is refused naming the field, before anything is sized from it
+    import json
+    from mmprog.exceptions import ModelFileError
+    js = json.loads((tmp_path / "m.json").read_text())
+    for bad in (-1, 10**6, "2"):
+        js["feature_map"]["n_edge_features"] = bad
+        (tmp_path / "bad.json").write_text(json.dumps(js))
+        (tmp_path / "bad.npz").write_bytes((tmp_path / "m.npz").read_bytes())
+        with pytest.raises(ModelFileError, match="n_edge_features"):
+            mmprog.load(tmp_path / "bad")
 
 
 def test_cutting_plane_matches_the_full_program():
@@ -185,3 +195,18 @@ def test_cutting_plane_matches_the_full_program():
     assert res.primal_objective <= opt + tol
     assert opt <= res.primal_objective + C * len(ds) * 1e-5 + tol
     assert np.allclose(res.w, w_full, atol=5e-2 * max(1.0, np.abs(w_full).max()))
+
+
+def test_pomen_refuses_edge_features_with_a_one_line_error():
+    from mmprog.exceptions import DataError
+    from mmprog.programs.pomen import HiddenStructure
+    ds = data(13, hidden=0.3)
+    fmap = ChainFeatureMap.from_dataset(ds)
+    with pytest.raises(DataError, match="edge features"):
+        HiddenStructure(fmap, fmap.prepare(ds))
+
+
+def test_edge_feature_count_is_checked():
+    from mmprog.exceptions import ParameterError
+    with pytest.raises(ParameterError, match="n_edge_features"):
+        ChainFeatureMap(3, 2, n_edge_features=4)
