@@ -437,3 +437,57 @@ def test_token_dicts_predict_as_the_template_route(files):
     assert est.score([token_dicts(s) for s in te.sentences], te.labels) > 0.9
     marg = est.predict_marginals([token_dicts(te.sentences[0])])[0]
     assert all(set(m) == set(est.classes_) and abs(sum(m.values()) - 1) < 1e-9 for m in marg)
+
+
+def test_bigram_templates_with_macros_train_tag_from_the_command_line(files, capsys):
+    """A template file with ``B01:%x[0,1]``-style lines: train, save, tag (labels, marginals, top-k) from the command
+    line; the tagged labels are the exact maximisers of wᵀf over every labeling (f by explicit loops), and the
+    top-k scores are the k largest of those scores."""
+    import itertools
+
+    import mmprog
+    from mmprog.datasets import load_conll
+    d, train, test = files
+    tpl = d / "template"
+    tpl.write_text("U00:%x[0,0]\nU01:%x[0,1]\nU02:%x[-1,1]\nB\nB01:%x[0,1]\nB02:%x[-1,1]/%x[0,1]\n")
+    model = str(d / "edges")
+    rc, out, err = _run(capsys, ["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", str(tpl),
+                                 "--slack", "one", "--eps", "0.01", "--out", model, "--json",
+                                 "--test", f"conll:{test},columns=form/pos/ne"])
+    assert rc == 0, err
+    assert json.loads(out)["test"]["f1"] > 80
+    pred = mmprog.load(model)
+    fmap, ex = pred.fmap, pred.extractor
+    assert fmap.n_edge_features == ex.n_edge_features_ > 0
+    rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{test}", "--topk", "2"])
+    assert rc == 0, err
+    heads = [line.split() for line in out.split("\n") if line.startswith("# ")]
+    firsts = [j for j, h in enumerate(heads) if h[1] == "0"]     # "# 0 score" opens each sentence's list
+    top_k = [[float(h[2]) for h in heads[a:b]] for a, b in zip(firsts, firsts[1:] + [len(heads)])]
+    rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{test}", "--marginals"])
+    assert rc == 0, err
+    rows = [r for r in out.split("\n") if r]
+    corpus = load_conll(test, columns=("form", "pos", "ne"))
+    X = ex.transform(corpus)
+    K, d_e = fmap.n_labels, fmap.n_edge_features
+    blocks_w = fmap.weights(pred.w)
+    k = 0
+    for i, (x, s) in enumerate(zip(X, corpus.sentences)):
+        x = x.toarray()
+        L = len(s["form"])
+        if L > 6:           # K^L labelings: enumerate the short sentences only
+            k += L
+            continue
+        xs, xe = x[:, :x.shape[1] - d_e], x[:, x.shape[1] - d_e:]
+
+        def score(y):
+            v = sum(xs[t] @ blocks_w["state"][:, y[t]] for t in range(L))
+            return v + sum(blocks_w["transition"][y[t - 1], y[t]] + xe[t] @ blocks_w["edge"][:, y[t - 1], y[t]]
+                           for t in range(1, L))
+        scores = {y: score(y) for y in itertools.product(range(K), repeat=L)}
+        best = max(scores, key=scores.get)
+        tagged = [r.split("\t")[0].split()[-1] for r in rows[k:k + L]]
+        assert scores[tuple(pred.label_names.index(t) for t in tagged)] == pytest.approx(scores[best], abs=1e-9)
+        top = sorted(scores.values(), reverse=True)[:2]
+        assert np.allclose(top_k[i], top, atol=1e-6)     # written with 6 decimals
+        k += L

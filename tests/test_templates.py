@@ -36,19 +36,23 @@ def crfpp_strings(sentence, columns, template):
 
 
 def reference(train, test, columns, templates, min_count=1):
-    """Dictionary (string -> template id) from train; per test sentence the set of (token, string) present."""
-    unis = [t for t in templates if t.startswith("U")]
+    """Dictionary (string -> template id) from train; per test sentence the set of (token, string) present.
+
+    Unigram templates are expanded at every token; bigram templates with macros, as CRF++'s feature index does,
+    from the second token on (the string of token t then scores the label pair (t-1, t)); plain ``B`` gives none.
+    """
+    feats = [(t, 0 if t.startswith("U") else 1) for t in templates if t.startswith("U") or "%x" in t]
     counts = Counter()
     for s in train:
-        for tpl in unis:
-            counts.update(crfpp_strings(s, columns, tpl))
+        for tpl, first in feats:
+            counts.update(crfpp_strings(s, columns, tpl)[first:])
     vocab = {f for f, c in counts.items() if c >= min_count}
     active = []
     for s in test:
         act = set()
-        for tpl in unis:
+        for tpl, first in feats:
             for t, f in enumerate(crfpp_strings(s, columns, tpl)):
-                if f in vocab:
+                if t >= first and f in vocab:
                     act.add((t, f))
         active.append(act)
     return vocab, active
@@ -115,6 +119,30 @@ def test_matches_string_reference(min_count):
     assert ex.feature_counts().min() >= min_count
 
 
+@pytest.mark.parametrize("min_count", [1, 2])
+def test_bigram_templates_with_macros_match_string_reference(min_count):
+    """``B01:%x[0,1]`` lines: CRF++'s strings from the second token on, placed after every unigram feature
+    (``n_edge_features_`` of them), one group per template, and kept through to_state / from_state."""
+    rng = np.random.default_rng(20 + min_count)
+    train = random_sentences(rng, 60)
+    test = random_sentences(rng, 40, vocab_words=40)
+    templates = ["B10:%x[0,1]", "U00:%x[0,0]", "B", "B11:%x[-1,1]/%x[0,1]", "U01:%x[-1,0]/%x[1,1]",
+                 "B12:%x[0,0]/%x[-1,1]"]
+    ex = TemplateExtractor(templates, min_count=min_count).fit(train)
+    vocab, ref_active = reference(train, test, ["form", "pos"], templates, min_count)
+    assert set(ex.feature_names_) == vocab
+    assert ours_active(ex, ex.transform(test)) == ref_active
+    assert ex.group_names_ == ["U00", "U01", "B10", "B11", "B12"] and ex.has_transitions_
+    ids = [n.split(":", 1)[0] for n in ex.feature_names_]
+    assert ex.n_edge_features_ == sum(i.startswith("B") for i in ids) > 0
+    assert all(i.startswith("B") for i in ids[ex.n_features_ - ex.n_edge_features_:])
+    assert ex.describe()["n_edge_features"] == ex.n_edge_features_
+    js, arrays = ex.to_state()
+    ex2 = TemplateExtractor.from_state(js, arrays)
+    assert ex2.n_edge_features_ == ex.n_edge_features_
+    assert ours_active(ex2, ex2.transform(test)) == ref_active
+
+
 def test_key_reindexing_path_matches_reference(monkeypatch):
     # force the int64-overflow path (partial keys re-indexed through fitted tables) on small data
     monkeypatch.setattr(tmod, "_KEY_LIMIT", 50)
@@ -124,7 +152,7 @@ def test_key_reindexing_path_matches_reference(monkeypatch):
     templates = ["U0:%x[-1,0]/%x[0,0]/%x[1,0]/%x[0,1]", "U1:%x[-2,1]/%x[-1,1]/%x[0,1]/%x[1,1]/%x[2,1]",
                  "U2:%x[0,0]"]
     ex = TemplateExtractor(templates).fit(train)
-    assert any(tab is not None for t in ex._unigram for tab in t.recode)
+    assert any(tab is not None for t in ex._feature_templates for tab in t.recode)
     vocab, ref_active = reference(train, test, ["form", "pos"], templates)
     assert set(ex.feature_names_) == vocab
     assert ours_active(ex, ex.transform(test)) == ref_active
@@ -205,8 +233,8 @@ def test_errors():
         TemplateExtractor(["X00:%x[0,0]"])
     with pytest.raises(ParameterError, match="unique"):
         TemplateExtractor(["U00:%x[0,0]", "U00:%x[1,0]"])
-    with pytest.raises(ParameterError, match="plain B"):
-        TemplateExtractor(["U00:%x[0,0]", "B01:%x[0,0]"])
+    with pytest.raises(ParameterError, match="unique"):
+        TemplateExtractor(["B01:%x[0,0]", "B01:%x[0,1]"])
     with pytest.raises(ParameterError, match="malformed"):
         TemplateExtractor(["U00:%x[0]"])
     with pytest.raises(ParameterError, match="preset"):

@@ -62,8 +62,9 @@ def rebuild(desc, arrays, n_weights=None):
 
 
 def _check_chain_layout(desc, arrays, n_weights):
-    """The saved sizes of a chain or hierarchy map: d = ``n_features`` and K = ``n_labels`` non-negative ints whose
-    state and transition blocks (d·K + K² weights) fit in ``n_weights``, ``input_groups`` one group id in [0, d)
+    """The saved sizes of a chain or hierarchy map: d = ``n_features`` and K = ``n_labels`` non-negative ints and
+    d_e = ``n_edge_features`` in [0, d] whose state, transition and edge blocks ((d − d_e)·K + K² + d_e·K² weights)
+    fit in ``n_weights``, ``input_groups`` one group id in [0, d)
     per input feature, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
     from ..exceptions import ModelFileError
     for key in ("n_features", "n_labels"):
@@ -71,9 +72,13 @@ def _check_chain_layout(desc, arrays, n_weights):
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
             raise ModelFileError(f"field 'feature_map.{key}' is {v!r}; expected an int >= 0")
     d, K = desc["n_features"], desc["n_labels"]
-    if n_weights is not None and d * K + K * K > n_weights:
-        raise ModelFileError(f"'feature_map' says n_features={d}, n_labels={K}: at least {d * K + K * K} weights, "
-                             f"but w has {n_weights}")
+    d_e = desc.get("n_edge_features", 0)
+    if not isinstance(d_e, int) or isinstance(d_e, bool) or not 0 <= d_e <= d:
+        raise ModelFileError(f"field 'feature_map.n_edge_features' is {d_e!r}; expected an int in [0, n_features]")
+    need = (d - d_e) * K + K * K + d_e * K * K
+    if n_weights is not None and need > n_weights:
+        raise ModelFileError(f"'feature_map' says n_features={d}, n_edge_features={d_e}, n_labels={K}: at least "
+                             f"{need} weights, but w has {n_weights}")
     g = arrays.get("input_groups")
     if g is not None:
         if g.dtype.kind not in "iu" or g.shape != (d,):

@@ -4,8 +4,14 @@ f(x, y) = [ Σ_t x_t ⊗ e(y_t) ,  Σ_t e(y_t) ⊗ e(y_{t+1}) ]  — state featu
 features, exactly as in Taskar et al. (2003) and Zhu, Xing & Zhang (KDD 2009, section 5). Start/stop features
 (label of the first / last position) and per-label bias features are opt-in.
 
-Layout of w (row-major blocks, in this order): ``state`` (d, K) with index j·K + k, ``transition`` (K, K) with
-index a·K + b (label a at t followed by b at t+1), then ``start`` (K,), ``stop`` (K,), ``bias`` (K,) when enabled.
+Edge features (opt-in, ``n_edge_features`` = d_e > 0): the last d_e input columns are not state features but are
+conjoined with the label pair, Σ_{t≥1} z_t ⊗ e(y_{t-1}) ⊗ e(y_t) with z_t those columns of token t — what CRF++'s
+bigram templates with macros (``B01:%x[0,1]``) give: a transition score that depends on the input, added to the
+shared one. The first d_s = d − d_e columns stay state features.
+
+Layout of w (row-major blocks, in this order): ``state`` (d_s, K) with index j·K + k, ``transition`` (K, K) with
+index a·K + b (label a at t followed by b at t+1), ``edge`` (d_e, K, K) with index f·K² + a·K + b when d_e > 0, then
+``start`` (K,), ``stop`` (K,), ``bias`` (K,) when enabled.
 Scores are computed from w without materialising f(x, y); ΔF for a batch of labelings is built as one sparse
 product.
 """
@@ -35,16 +41,23 @@ class ChainFeatureMap:
         Add start and stop features (K each).
     bias : bool
         Add per-label bias features (K).
+    n_edge_features : int
+        d_e: the last d_e of the d input features are edge features (conjoined with the label pair of the token and
+        its predecessor), not state features.
     """
 
     kind = "chain"
 
-    def __init__(self, n_features, n_labels, groups=None, group_names=None, start_stop=False, bias=False):
+    def __init__(self, n_features, n_labels, groups=None, group_names=None, start_stop=False, bias=False,
+                 n_edge_features=0):
         self.n_features = int(n_features)
         self.n_labels = int(n_labels)
         self.start_stop = bool(start_stop)
         self.bias = bool(bias)
         d, K = self.n_features, self.n_labels
+        d_e = self.n_edge_features = int(n_edge_features)
+        check_param("n_edge_features", n_edge_features, 0 <= d_e <= d, f"an int in [0, n_features = {d}]")
+        d_s = d - d_e
         in_groups = np.zeros(d, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
         if in_groups.shape != (d,):
             raise DataError(f"groups must have one entry per input feature ({d}); got shape {in_groups.shape}")
@@ -53,7 +66,10 @@ class ChainFeatureMap:
         if len(names) < n_in:
             raise DataError(f"group_names has {len(names)} names but groups uses {n_in} ids")
         names = names[:n_in]
-        self.blocks = [("state", (d, K)), ("transition", (K, K))]
+        self.input_groups = in_groups
+        self.blocks = [("state", (d_s, K)), ("transition", (K, K))]
+        if d_e:
+            self.blocks += [("edge", (d_e, K, K))]
         if self.start_stop:
             self.blocks += [("start", (K,)), ("stop", (K,))]
         if self.bias:
@@ -64,15 +80,14 @@ class ChainFeatureMap:
             self.offsets[name] = off
             off += int(np.prod(shape))
         self.dim = off
-        self._in_groups = in_groups
         self._groups_set = None
         self.group_names = names + ["transition"]
 
     @property
     def groups(self):
-        """Template group of every joint feature, shape (dim,): state features inherit the group of their input
-        feature; transitions (and the opt-in extras, which are also label-structure features) form the last group,
-        "transition".
+        """Template group of every joint feature, shape (dim,): state and edge features inherit the group of their
+        input feature; transitions (and the opt-in extras, which are also label-structure features) form the last
+        group, "transition".
 
         Built on each access and not kept, in the narrowest integer type that holds the ids: a vector as long as w
         (an int64 one was 424 MB on full CoNLL-2002 NER), which the programs without template groups (m3n) never
@@ -81,10 +96,12 @@ class ChainFeatureMap:
         if self._groups_set is not None:
             return self._groups_set
         n_in = len(self.group_names) - 1
-        K, d = self.n_labels, self.n_features
+        K, d_e = self.n_labels, self.n_edge_features
+        d_s = self.n_features - d_e
         gtype = np.int16 if n_in < np.iinfo(np.int16).max else np.int64
-        return np.concatenate([np.repeat(self._in_groups.astype(gtype), K),
-                               np.full(self.dim - d * K, n_in, dtype=gtype)])
+        g = self.input_groups.astype(gtype)
+        return np.concatenate([np.repeat(g[:d_s], K), np.full(K * K, n_in, dtype=gtype), np.repeat(g[d_s:], K * K),
+                               np.full(self.dim - d_s * K - K * K - d_e * K * K, n_in, dtype=gtype)])
 
     @groups.setter
     def groups(self, value):
@@ -98,6 +115,7 @@ class ChainFeatureMap:
     @classmethod
     def from_dataset(cls, dataset, **kwargs):
         """Build the default chain map for a :class:`~mmprog.datasets.SequenceDataset`."""
+        kwargs.setdefault("n_edge_features", (getattr(dataset, "info", None) or {}).get("n_edge_features", 0))
         return cls(dataset.n_features, dataset.n_labels, groups=getattr(dataset, "groups", None),
                    group_names=getattr(dataset, "group_names", None), **kwargs)
 
@@ -105,21 +123,22 @@ class ChainFeatureMap:
         """JSON-able description from which :meth:`from_description` rebuilds the map."""
         n_in = len(self.group_names) - 1
         return {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
-                "start_stop": self.start_stop, "bias": self.bias, "group_names": self.group_names[:n_in],
+                "start_stop": self.start_stop, "bias": self.bias, "n_edge_features": self.n_edge_features,
+                "group_names": self.group_names[:n_in],
                 "blocks": [[name, list(shape)] for name, shape in self.blocks]}
 
     def state_arrays(self):
         """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
-        return {"input_groups": self._in_groups}
+        return {"input_groups": self.input_groups}
 
     @classmethod
     def from_description(cls, desc, arrays):
         return cls(desc["n_features"], desc["n_labels"], groups=arrays.get("input_groups"),
                    group_names=desc.get("group_names"), start_stop=desc.get("start_stop", False),
-                   bias=desc.get("bias", False))
+                   bias=desc.get("bias", False), n_edge_features=desc.get("n_edge_features", 0))
 
     def weights(self, w):
-        """Split w into its named blocks (views), e.g. ``{"state": (d, K), "transition": (K, K)}``."""
+        """Split w into its named blocks (views), e.g. ``{"state": (d_s, K), "transition": (K, K)}``."""
         w = np.asarray(w)
         return {name: w[self.offsets[name]: self.offsets[name] + int(np.prod(shape))].reshape(shape)
                 for name, shape in self.blocks}
@@ -132,7 +151,8 @@ class ChainFeatureMap:
         Returns
         -------
         Prepared
-            ``data["X"]`` (N_tokens, d) CSR or dense; ``data["offsets"]`` (n+1,); ``gold`` (n, T_max) padded -1.
+            ``data["X"]`` (N_tokens, d_s) CSR or dense, the state features; ``data["Xe"]`` (N_tokens, d_e) CSR, the
+            edge features (only with d_e > 0); ``data["offsets"]`` (n+1,); ``gold`` (n, T_max) padded -1.
         """
         if dataset.n_features != self.n_features:
             raise DataError(f"dataset has {dataset.n_features} input features but the feature map expects "
@@ -176,8 +196,16 @@ class ChainFeatureMap:
         if np.any(y_all >= self.n_labels):
             raise DataError(f"dataset has labels ≥ {self.n_labels}, more than the feature map's n_labels")
         gold[ex, pos] = y_all
-        return Prepared(n=n, lengths=lengths, gold=gold,
-                        data={"X": X, "offsets": offsets, "tok_example": ex, "tok_pos": pos})
+        data = {"X": X, "offsets": offsets, "tok_example": ex, "tok_pos": pos}
+        if self.n_edge_features:
+            # split once here so that every round's products read the two blocks as they are
+            d_s = self.n_features - self.n_edge_features
+            X = sp.csr_matrix(X)
+            Xe = sp.csr_matrix(X[:, d_s:], dtype=np.float64)
+            Xe.sort_indices()
+            Xe.indptr, Xe.indices = Xe.indptr.astype(np.int64), Xe.indices.astype(np.int64)
+            data.update(X=X[:, :d_s], Xe=Xe)
+        return Prepared(n=n, lengths=lengths, gold=gold, data=data)
 
     @staticmethod
     def _tokens(prepared, idx):
@@ -192,10 +220,10 @@ class ChainFeatureMap:
         return starts[row] + pos, row, pos
 
     @staticmethod
-    def _token_rows(prepared, idx, tok):
-        """X's rows of the stacked tokens: a view when ``idx`` is a run of consecutive examples (the whole training
-        set every oracle round, or a thread's chunk of it), else the gathered rows ``X[tok]``."""
-        X = prepared.data["X"]
+    def _token_rows(prepared, idx, tok, key="X"):
+        """Rows of ``data[key]`` (X or Xe) of the stacked tokens: a view when ``idx`` is a run of consecutive examples
+        (the whole training set every oracle round, or a thread's chunk of it), else the gathered rows ``X[tok]``."""
+        X = prepared.data[key]
         if len(idx) and idx[-1] - idx[0] == len(idx) - 1 and np.all(np.diff(idx) == 1):
             off = prepared.data["offsets"]
             a, b = int(off[idx[0]]), int(off[idx[-1] + 1])
@@ -217,6 +245,10 @@ class ChainFeatureMap:
         edge : ndarray, shape (K, K)
         tok, row, pos : ndarray of int, shape (N,)
             Global token row, batch row and position of every stacked token.
+        edge_args : tuple
+            The compiled kernels' edge-feature arguments (``e_indptr``, ``e_indices``, ``e_data``, ``we_t``; see
+            :func:`mmprog.inference._compiled.sequence_edges`) for these tokens: the stacked rows of Xe and the edge
+            block transposed per feature, or empty arrays without edge features.
         """
         blocks = self.weights(np.asarray(w, dtype=np.float64))
         tok, row, pos = self._tokens(prepared, idx)
@@ -228,7 +260,18 @@ class ChainFeatureMap:
             ends = np.cumsum(lengths)
             node_tok[(ends - lengths)[lengths > 0]] += blocks["start"]
             node_tok[(ends - 1)[lengths > 0]] += blocks["stop"]
-        return np.ascontiguousarray(node_tok), np.ascontiguousarray(blocks["transition"]), tok, row, pos
+        K = self.n_labels
+        if self.n_edge_features:
+            Xe = self._token_rows(prepared, idx, tok, "Xe")
+            lo = Xe.indptr[0]   # a view of consecutive rows keeps the parent's offsets
+            hi = Xe.indptr[-1]
+            edge_args = ((Xe.indptr - lo).astype(np.int64), Xe.indices[lo:hi].astype(np.int64),
+                         np.asarray(Xe.data[lo:hi], dtype=np.float64),
+                         np.ascontiguousarray(blocks["edge"].transpose(0, 2, 1)))
+        else:
+            edge_args = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, K, K)))
+        return (np.ascontiguousarray(node_tok), np.ascontiguousarray(blocks["transition"]), tok, row, pos,
+                edge_args)
 
     def scores(self, w, prepared, idx=None):
         """Node and edge scores of wᵀf for the examples ``idx``.
@@ -237,15 +280,25 @@ class ChainFeatureMap:
         -------
         node_scores : ndarray, shape (B, T, K)
             Padded with zeros past each length.
-        edge_scores : ndarray, shape (K, K)
+        edge_scores : ndarray, shape (K, K), or (B, T-1, K, K) with edge features
+            Shared, or per position: ``edge_scores[b, t]`` between positions t and t+1 (zeros past each length).
         lengths : ndarray, shape (B,)
         """
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        node_tok, edge, _, row, pos = self._token_scores(w, prepared, idx)
+        node_tok, edge, tok, row, pos, _ = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
         T = int(lengths.max()) if len(idx) else 0
-        node = np.zeros((len(idx), T, self.n_labels))
+        K = self.n_labels
+        node = np.zeros((len(idx), T, K))
         node[row, pos] = node_tok
+        if self.n_edge_features:
+            # token t's edge features score the step from t-1 to t
+            right = pos > 0
+            We = self.weights(np.asarray(w, dtype=np.float64))["edge"].reshape(self.n_edge_features, K * K)
+            Xe = self._token_rows(prepared, idx, tok, "Xe")[np.flatnonzero(right)]
+            edges = np.zeros((len(idx), max(T - 1, 0), K, K))
+            edges[row[right], pos[right] - 1] = edge + np.asarray(Xe @ We).reshape(-1, K, K)
+            return node, edges, lengths
         return node, edge, lengths
 
     def decode(self, w, prepared, idx=None, loss_augmented=False, loss_weight=1.0):
@@ -262,13 +315,13 @@ class ChainFeatureMap:
         from ..inference import _compiled
         check_param("loss_weight", loss_weight, np.isfinite(float(loss_weight)), "a finite float")
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        node_tok, edge, _, row, pos = self._token_scores(w, prepared, idx)
+        node_tok, edge, _, row, pos, edge_args = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         gold = prepared.gold[idx][row, pos] if loss_augmented else np.zeros(0, np.int64)
         lab_tok = np.empty(len(row), dtype=np.int64)
-        _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok)
+        _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok, *edge_args)
         labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
         labels[row, pos] = lab_tok
         return labels
@@ -308,10 +361,20 @@ class ChainFeatureMap:
         if T > 1:
             a, b = labelings[:, :-1], labelings[:, 1:]
             valid = (a >= 0) & (b >= 0) & (np.arange(1, T)[None, :] < lengths[:, None])
-            r, _ = np.nonzero(valid)
+            r, t = np.nonzero(valid)
             rows.append(r)
             cols.append(self.offsets["transition"] + a[valid] * K + b[valid])
             vals.append(np.ones(len(r)))
+            if self.n_edge_features:
+                # the same transitions conjoined with the edge features of their right-hand token
+                Xe = prepared.data["Xe"]
+                pair = a[valid] * K + b[valid]
+                tok_right = prepared.data["offsets"][idx[r]] + t + 1
+                De = sp.csr_matrix((np.ones(len(r)), (r * K * K + pair, tok_right)), shape=(m * K * K, Xe.shape[0]))
+                Se = sp.coo_matrix(De @ Xe)
+                rows.append(Se.row // (K * K))
+                cols.append(self.offsets["edge"] + Se.col.astype(np.int64) * K * K + Se.row % (K * K))
+                vals.append(Se.data)
         if self.start_stop:
             first = labelings[:, 0]
             last = labelings[np.arange(m), lengths - 1]
@@ -359,7 +422,7 @@ class ChainFeatureMap:
         # hidden gold positions carry no label: leave them out of both sides so Δf stays a difference of
         # comparable feature counts (PoMEN handles hidden labels by expectation instead)
         lab = np.where(gold >= 0, labelings, -1)
-        if self.start_stop or self.bias:
+        if self.start_stop or self.bias or self.n_edge_features:
             dF = self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)
             dF.eliminate_zeros()
             return dF.tocsr(), self.loss(prepared, idx, labelings)
@@ -415,6 +478,10 @@ class ChainFeatureMap:
         ``sparse=True`` with E sparse (two entries a token), merged per coordinate, so no dense (d·K) array is made
         (on full CoNLL-2002 NER that block is 53 million floats, 424 MB, of which a cut keeps 6–12 million).
 
+        With edge features the kernel scores each step with its token's edge features (never holding all steps'
+        K×K scores at once), and their block is the product Zᵀ(E_gold pair − E_ŷ pair) over the steps whose label
+        pair changed (:meth:`_edge_delta`).
+
         Returns
         -------
         dF_sum : ndarray, shape (dim,), or scipy.sparse.csr_matrix, shape (1, dim) with ``sparse=True``
@@ -426,8 +493,8 @@ class ChainFeatureMap:
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         if self.start_stop or self.bias or np.any(prepared.gold[idx] < -1):
             raise NotImplementedError("separate_sum covers the default chain map")
-        K, d = self.n_labels, self.n_features
-        node_tok, edge, tok, row, pos = self._token_scores(w, prepared, idx)
+        K, d_s = self.n_labels, self.n_features - self.n_edge_features
+        node_tok, edge, tok, row, pos, edge_args = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -436,25 +503,58 @@ class ChainFeatureMap:
         dense = not sp.issparse(X)
         Xd = np.ascontiguousarray(self._token_rows(prepared, idx, tok)) if dense else np.zeros((0, 0))
         lab = np.empty(len(tok), dtype=np.int64)
-        state_t = np.zeros((K, d) if dense else (0, 0))
+        state_t = np.zeros((K, d_s) if dense else (0, 0))
         trans = np.zeros((K, K))
         dl = np.zeros(len(idx))
         path = np.zeros(len(idx))
-        _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path)
+        _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path, *edge_args)
+        # Σ Δf as coordinates and values: state, transition, then the edge block (which needs the labels)
         if dense:
             flat = np.concatenate([state_t.T.ravel(), trans.ravel()])
-            if sparse:
-                nz = np.flatnonzero(flat)   # CSR built directly: csr_matrix(dense) goes through COO, ~1 ms a round
-                return (sp.csr_matrix((flat[nz], nz, [0, len(nz)]), shape=(1, self.dim)), float(dl.sum()),
-                        dl - path)
-            return flat, float(dl.sum()), dl - path
-        sel = np.nonzero((g >= 0) & (lab != g))[0]
-        state = self._state_sum(X, tok[sel], g[sel], lab[sel])
+            if not self.n_edge_features:
+                if sparse:
+                    nz = np.flatnonzero(flat)   # CSR built directly: csr_matrix(dense) goes through COO, ~1 ms a round
+                    return (sp.csr_matrix((flat[nz], nz, [0, len(nz)]), shape=(1, self.dim)), float(dl.sum()),
+                            dl - path)
+                return flat, float(dl.sum()), dl - path
+            cols, vals = [np.arange(d_s * K + K * K)], [flat]
+        else:
+            sel = np.nonzero((g >= 0) & (lab != g))[0]
+            state = self._state_sum(X, tok[sel], g[sel], lab[sel])
+            if not self.n_edge_features:
+                if not sparse:
+                    return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
+                return self._sum_cut(state, trans), float(dl.sum()), dl - path
+            state.sum_duplicates()
+            coo = state.tocoo()
+            cols = [coo.row.astype(np.int64) * K + coo.col, d_s * K + np.arange(K * K)]
+            vals = [coo.data, trans.ravel()]
+        # the edge block needs the decoded labels: appended after the state and transition coordinates
+        c, v = self._edge_delta(prepared, idx, tok, pos, g, lab)
+        cols.append(c)
+        vals.append(v)
+        flat, v = np.concatenate(cols), np.concatenate(vals)
         if not sparse:
-            return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
-        # canonical CSR (rows in order, sorted columns) makes the flat index j·K + k ascend; it is written straight
-        # into the cut's arrays (int32 where dim allows), not through COO and concatenations (each a copy of the cut,
-        # 10–40 million entries on full CoNLL-2002 NER)
+            out = np.zeros(self.dim)
+            np.add.at(out, flat, v)
+            return out, float(dl.sum()), dl - path
+        dF = sp.csr_matrix((v, flat, [0, len(flat)]), shape=(1, self.dim))
+        dF.sum_duplicates()
+        dF.eliminate_zeros()
+        return dF, float(dl.sum()), dl - path
+
+    def _sum_cut(self, state, trans):
+        """Σᵢ Δfᵢ of a map without edge features as one CSR row, from its state block (d, K) and transitions (K, K).
+
+        Canonical CSR (rows in order, sorted columns) makes the flat index j·K + k ascend; it is written straight
+        into the cut's arrays (int32 where dim allows), not through COO and concatenations (each a copy of the cut,
+        10–40 million entries on full CoNLL-2002 NER).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (1, dim)
+        """
+        K, d = self.n_labels, self.n_features
         state.sum_duplicates()
         state.eliminate_zeros()
         t_flat = trans.ravel()
@@ -469,8 +569,7 @@ class ChainFeatureMap:
         vals[:s_nnz] = state.data
         vals[s_nnz:] = t_flat[t_nz]
         del state
-        dF = csr_view(vals, flat, np.array([0, len(flat)], dtype=itype), (1, self.dim))
-        return dF, float(dl.sum()), dl - path
+        return csr_view(vals, flat, np.array([0, len(flat)], dtype=itype), (1, self.dim))
 
     #: gathered entries of X per piece of :meth:`_state_sum` (~48 MB at 12 bytes an entry)
     STATE_CHUNK_NNZ = 1 << 22
@@ -505,6 +604,36 @@ class ChainFeatureMap:
             part = sp.csr_matrix(X[tok[a:b]].T @ E)
             state = part if state.nnz == 0 else state + part
         return state
+
+    def _edge_delta(self, prepared, idx, tok, pos, g, lab):
+        """The edge block of Σᵢ Δfᵢ: Σ_t z_t ⊗ (e(y_{t-1}, y_t) − e(ŷ_{t-1}, ŷ_t)) over the steps whose two gold labels
+        are observed and whose label pair the labeling changed.
+
+        Parameters
+        ----------
+        tok, pos : ndarray of int, shape (N,)
+            Global token row and position of the stacked tokens of the examples ``idx`` (as ``_tokens`` gives).
+        g, lab : ndarray of int, shape (N,)
+            Gold (−1 hidden) and decoded labels of those tokens.
+
+        Returns
+        -------
+        cols : ndarray of int, shape (nnz,)
+            Coordinates in w (the ``edge`` block).
+        vals : ndarray, shape (nnz,)
+        """
+        K = self.n_labels
+        j = np.flatnonzero(pos > 0)   # the right-hand token of each step
+        pg, py = g[j - 1] * K + g[j], lab[j - 1] * K + lab[j]
+        keep = (g[j - 1] >= 0) & (g[j] >= 0) & (pg != py)
+        j, pg, py = j[keep], pg[keep], py[keep]
+        m = len(j)
+        E = sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([pg, py], axis=1).ravel(), np.arange(0, 2 * m + 1, 2)),
+                          shape=(m, K * K))
+        S = sp.csr_matrix(prepared.data["Xe"][tok[j]].T @ E)
+        S.sum_duplicates()
+        coo = S.tocoo()
+        return self.offsets["edge"] + coo.row.astype(np.int64) * K * K + coo.col, coo.data
 
     # ------------------------------------------------------------------ prediction helpers
     def marginals(self, w, prepared, idx=None, kind="sum"):

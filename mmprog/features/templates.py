@@ -8,10 +8,17 @@ A template line is written as in CRF++ (https://taku910.github.io/crfpp/#templ):
   ``_B-1``, ``_B-2``, ... and after it ``_B+1``, ``_B+2``, ..., exactly CRF++'s boundary symbols.
 * ``B`` — the bigram (transition) template. It produces no input feature: the extractor records it
   (``has_transitions_``) so that the linear-chain map adds its K×K transition features (as their own template group).
+* ``B01:%x[0,1]`` — a bigram template with macros: each of its values is conjoined with the label pair
+  (y_{t-1}, y_t), K×K weights per value, a transition score that depends on the input, added to the shared one. As in
+  CRF++ the macros are read relative to the *second* token of the pair (``%x[0,1]`` is the POS of token t, ``%x[-1,1]``
+  that of token t − 1), and the template is applied from the second token of a sentence on (the first has no pair),
+  so its dictionary holds only values seen there. These become the chain map's edge features
+  (``n_edge_features_``, placed after all unigram features).
 
-Each unigram template is one *template group* (Mao & Tsang, section 1.1: the features κⱼ(D) a template instantiates
-on the training data D form group j); ``groups_`` gives the group of every input feature, in template order, so the
-state features x_t ⊗ e(y_t) of the chain map inherit them.
+Each template is one *template group* (Mao & Tsang, section 1.1: the features κⱼ(D) a template instantiates on the
+training data D form group j); ``groups_`` gives the group of every input feature, in template order (unigram
+templates first, then bigram templates with macros), so the state features x_t ⊗ e(y_t) and the edge features of the
+chain map inherit them.
 
 Implementation: the values of each column are mapped to integer ids once, a template's value combination is packed
 into one int64 key (mixed radix over the column vocabularies, re-indexed through a fitted table when the radix would
@@ -210,7 +217,7 @@ def parse_template(line: str, lexicons=()):
     Returns
     -------
     kind : str
-        ``"U"`` or ``"B"``.
+        ``"U"`` or ``"B"`` (a ``B`` line with macros conjoins their values with the label pair).
     name : str
         The template id: the text before the first ``:`` (the whole line if there is none).
     macros : list of (int, int or str)
@@ -285,7 +292,8 @@ def _read_templates(templates) -> list[str]:
 
 
 class _Template:
-    """One unigram template: its macros and, after fitting, its sorted feature keys."""
+    """One unigram template, or bigram template with macros: its macros and, after fitting, its sorted feature
+    keys."""
 
     def __init__(self, line, lexicons=()):
         self.line = line
@@ -390,7 +398,10 @@ class TemplateExtractor:
     feature_names_ : list of str
         CRF++ feature strings (e.g. ``"U08:el/perro"``), built on first access.
     has_transitions_ : bool
-        Whether a ``B`` template is present (the chain map then adds K×K transition features).
+        Whether a plain ``B`` template is present (the chain map then adds K×K transition features).
+    n_edge_features_ : int
+        How many of the d input features come from bigram templates with macros (the last ones): the chain map
+        conjoins them with the label pair instead of the label.
     columns_ : list of str
     """
 
@@ -411,13 +422,10 @@ class TemplateExtractor:
         self.columns = list(columns) if columns is not None else None
         self.min_count = int(min_count)
         parsed = [_Template(t, self.lexicons) for t in self.templates]
-        self._unigram = [t for t in parsed if t.kind == "U"]
-        bigram = [t for t in parsed if t.kind == "B"]
-        for t in bigram:
-            if t.macros:
-                raise ParameterError(f"template {t.line!r}: only the plain B template (label transitions) is "
-                                     f"supported; label bigrams conjoined with observations are not")
-        names = [t.name for t in self._unigram]
+        # unigram templates first, then the bigram ones with macros: edge features are the last input columns
+        self._feature_templates = [t for t in parsed if t.kind == "U"] + [t for t in parsed if t.kind == "B" and t.macros]
+        bigram = [t for t in parsed if t.kind == "B" and not t.macros]
+        names = [t.name for t in self._feature_templates]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ParameterError(f"template ids must be unique; {dup[0]!r} appears {names.count(dup[0])} times")
@@ -434,7 +442,7 @@ class TemplateExtractor:
 
     def _columns_used(self):
         """Column keys the templates read (base indices and derived ``"c:NAME"`` keys)."""
-        return sorted({c for t in self._unigram for _, c in t.macros}, key=str)
+        return sorted({c for t in self._feature_templates for _, c in t.macros}, key=str)
 
     def _derived(self, ckey):
         """The function of a derived column key (``"c:NAME"``), None for a plain column index."""
@@ -598,10 +606,15 @@ class TemplateExtractor:
             return cache[r, c]
 
         out = []
-        for t in self._unigram:
+        first = pos == 0
+        for t in self._feature_templates:
             atoms = [atom(r, c) for r, c in t.macros]
             radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
-            out.append(t.compute_keys(atoms, radices, fitting, N))
+            keys = t.compute_keys(atoms, radices, fitting, N)
+            if t.kind == "B":
+                # CRF++ applies bigram templates from the second token on: the first has no label pair
+                keys = np.where(first, -1, keys)
+            out.append(keys)
         return out
 
     # -- fitting -------------------------------------------------------------------------------------------------------
@@ -624,32 +637,39 @@ class TemplateExtractor:
             self.columns_ = list(self.columns)
         else:
             self.columns_ = list(getattr(sentences, "columns", None) or sentences[0].keys())
-        for t in self._unigram:
+        for t in self._feature_templates:
             for r, c in t.macros:
                 if _column_index(c) >= len(self.columns_):
                     raise ParameterError(f"template {t.line!r} uses column {c} but there are only "
                                          f"{len(self.columns_)} columns {self.columns_}; pass columns= or fix it")
         sentences = self._sentences(sentences)
-        self._K = max([abs(r) for t in self._unigram for r, _ in t.macros] + [1])
+        self._K = max([abs(r) for t in self._feature_templates for r, _ in t.macros] + [1])
         self._vocab = {}
         lens, ids = self._ids(sentences, fitting=True)
         self._vocab_list = {c: list(d) for c, d in self._vocab.items()}
         self._vocab_size = {c: len(d) for c, d in self._vocab.items()}
         keys = self._atoms(lens, ids, fitting=True)
         offsets = [0]
-        for t, k in zip(self._unigram, keys):
+        for t, k in zip(self._feature_templates, keys):
             u, cnt = np.unique(k[k >= 0], return_counts=True)
             keep = cnt >= self.min_count
             t.keys, t.counts = u[keep], cnt[keep]
             t.table = None
             offsets.append(offsets[-1] + t.keys.shape[0])
-        self._offsets = np.asarray(offsets, dtype=np.int64)
-        self.n_features_ = int(self._offsets[-1])
-        self.groups_ = np.repeat(np.arange(len(self._unigram)), np.diff(self._offsets)).astype(np.int64)
-        self.group_names_ = [t.name for t in self._unigram]
+        self._set_sizes(offsets)
         self._feature_names = None
         self._fitted = True
         return self
+
+    def _set_sizes(self, offsets):
+        """Feature offsets of the templates (len(templates) + 1,) → ``n_features_``, ``n_edge_features_``,
+        ``groups_``, ``group_names_``."""
+        self._offsets = np.asarray(offsets, dtype=np.int64)
+        self.n_features_ = int(self._offsets[-1])
+        sizes = np.diff(self._offsets)
+        self.n_edge_features_ = int(sum(n for t, n in zip(self._feature_templates, sizes) if t.kind == "B"))
+        self.groups_ = np.repeat(np.arange(len(self._feature_templates)), sizes).astype(np.int64)
+        self.group_names_ = [t.name for t in self._feature_templates]
 
     def _check_fitted(self):
         if not self._fitted:
@@ -683,10 +703,10 @@ class TemplateExtractor:
     def _stacked(self, lens, ids, dtype):
         keys = self._atoms(lens, ids, fitting=False)
         N = int(lens.sum())
-        n_t = len(self._unigram)
+        n_t = len(self._feature_templates)
         # Fortran order: each template fills one contiguous column
         cols = np.full((N, n_t), -1, dtype=np.int64 if self.n_features_ >= 2**31 else np.int32, order="F")
-        for j, (t, k) in enumerate(zip(self._unigram, keys)):
+        for j, (t, k) in enumerate(zip(self._feature_templates, keys)):
             d_j = t.keys.shape[0]
             if d_j == 0:
                 continue
@@ -738,8 +758,8 @@ class TemplateExtractor:
         -------
         SequenceDataset
             X from :meth:`transform`, Y as int arrays, ``groups=groups_``, ``group_names=group_names_``;
-            ``info["templates"]`` holds :meth:`describe` and ``info["has_transitions"]`` whether a B template was
-            given.
+            ``info["templates"]`` holds :meth:`describe`, ``info["has_transitions"]`` whether a plain B template
+            was given and ``info["n_edge_features"]`` ``n_edge_features_`` (read by the chain map).
         """
         if not self._fitted:
             self.fit(corpus)
@@ -751,6 +771,7 @@ class TemplateExtractor:
         self.label_names_ = list(ds.label_names)
         ds.info["templates"] = self.describe()
         ds.info["has_transitions"] = self.has_transitions_
+        ds.info["n_edge_features"] = self.n_edge_features_
         return ds
 
     # -- names and persistence -----------------------------------------------------------------------------------------
@@ -764,7 +785,7 @@ class TemplateExtractor:
                                    + [f"_B+{k}" for k in range(1, K + 1)], dtype=object)
                        for c in self._vocab_list}
             names = []
-            for t in self._unigram:
+            for t in self._feature_templates:
                 radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
                 ids = t.decode_keys(t.keys, radices)
                 # object-array concatenation: one C loop per piece instead of a Python loop per feature
@@ -778,7 +799,7 @@ class TemplateExtractor:
     def feature_counts(self) -> np.ndarray:
         """Training count of every feature, shape (d,)."""
         self._check_fitted()
-        return np.concatenate([t.counts for t in self._unigram]) if self._unigram else np.zeros(0, np.int64)
+        return np.concatenate([t.counts for t in self._feature_templates]) if self._feature_templates else np.zeros(0, np.int64)
 
     def describe(self) -> dict:
         """JSON-able summary: templates, columns, min_count, sizes per template."""
@@ -786,7 +807,8 @@ class TemplateExtractor:
              "min_count": self.min_count, "has_transitions": self.has_transitions_,
              "lexicons": {n: len(t) for n, t in self.lexicons.items()}}
         if self._fitted:
-            d.update(columns_=self.columns_, n_features=self.n_features_, group_names=self.group_names_,
+            d.update(columns_=self.columns_, n_features=self.n_features_, n_edge_features=self.n_edge_features_,
+                     group_names=self.group_names_,
                      group_sizes=np.diff(self._offsets).tolist())
         return d
 
@@ -802,7 +824,7 @@ class TemplateExtractor:
         for n, t in self.lexicons.items():
             arrays[f"lexicon_{n}_words"] = np.array(list(t), dtype=str)
             arrays[f"lexicon_{n}_values"] = np.array(list(t.values()), dtype=str)
-        for j, t in enumerate(self._unigram):
+        for j, t in enumerate(self._feature_templates):
             arrays[f"keys_{j}"] = t.keys
             arrays[f"counts_{j}"] = t.counts
             for k, table in enumerate(t.recode):
@@ -827,7 +849,7 @@ class TemplateExtractor:
                 ex._vocab[c] = {v: k for k, v in enumerate(vals)}
             ex._vocab_size = {c: len(v) for c, v in ex._vocab_list.items()}
             offsets = [0]
-            for j, t in enumerate(ex._unigram):
+            for j, t in enumerate(ex._feature_templates):
                 t.keys = np.asarray(arrays[f"keys_{j}"], dtype=np.int64)
                 t.counts = np.asarray(arrays[f"counts_{j}"], dtype=np.int64)
                 t.recode = [np.asarray(arrays[f"recode_{j}_{k}"], dtype=np.int64) if f"recode_{j}_{k}" in arrays
@@ -836,10 +858,7 @@ class TemplateExtractor:
         except KeyError as e:
             raise ModelFileError(f"template extractor state lacks field {e.args[0]!r}; save it with to_state()") \
                 from None
-        ex._offsets = np.asarray(offsets, dtype=np.int64)
-        ex.n_features_ = int(ex._offsets[-1])
-        ex.groups_ = np.repeat(np.arange(len(ex._unigram)), np.diff(ex._offsets)).astype(np.int64)
-        ex.group_names_ = [t.name for t in ex._unigram]
+        ex._set_sizes(offsets)
         ex.label_names_ = js.get("label_names")
         ex._fitted = True
         return ex

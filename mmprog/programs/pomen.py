@@ -220,6 +220,10 @@ class HiddenStructure:
         kind = getattr(base, "kind", "chain")
         if kind not in ("chain", "hierarchy"):
             raise DataError(f"PoMEN needs a chain or hierarchy feature map; got kind {kind!r}")
+        if getattr(base, "n_edge_features", 0):
+            # the expectation over hidden labels is written for one shared transition matrix
+            raise DataError("PoMEN covers chains with a shared transition; this map has edge features (B templates "
+                            "with macros): use plain B")
         self.kind = kind
         self.n = prepared.n
         self.K = base.n_labels
