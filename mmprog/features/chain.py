@@ -24,6 +24,25 @@ from ..exceptions import DataError, check_param
 from .base import Prepared, csr_rows, csr_view, stacked_view
 
 
+def _gold_minus_decoded(gold, decoded, width):
+    """E_gold − E_decoded: one row per token (or step), +1 in column ``gold[i]`` and −1 in ``decoded[i]``.
+
+    Parameters
+    ----------
+    gold, decoded : ndarray of int, shape (m,)
+        Label (or label-pair) ids, different in every row.
+    width : int
+        K for labels, K² for label pairs.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (m, width)
+    """
+    m = len(gold)
+    return sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([gold, decoded], axis=1).ravel(),
+                          np.arange(0, 2 * m + 1, 2)), shape=(m, width))
+
+
 class ChainFeatureMap:
     """Joint feature map for linear chains.
 
@@ -598,10 +617,7 @@ class ChainFeatureMap:
         bounds = np.unique(np.r_[0, cuts, len(tok)])
         state = sp.csr_matrix((X.shape[1], K))
         for a, b in zip(bounds[:-1], bounds[1:]):
-            m = b - a
-            E = sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([g[a:b], y[a:b]], axis=1).ravel(),
-                               np.arange(0, 2 * m + 1, 2)), shape=(m, K))
-            part = sp.csr_matrix(X[tok[a:b]].T @ E)
+            part = sp.csr_matrix(X[tok[a:b]].T @ _gold_minus_decoded(g[a:b], y[a:b], K))
             state = part if state.nnz == 0 else state + part
         return state
 
@@ -627,10 +643,7 @@ class ChainFeatureMap:
         pg, py = g[j - 1] * K + g[j], lab[j - 1] * K + lab[j]
         keep = (g[j - 1] >= 0) & (g[j] >= 0) & (pg != py)
         j, pg, py = j[keep], pg[keep], py[keep]
-        m = len(j)
-        E = sp.csr_matrix((np.tile([1.0, -1.0], m), np.stack([pg, py], axis=1).ravel(), np.arange(0, 2 * m + 1, 2)),
-                          shape=(m, K * K))
-        S = sp.csr_matrix(prepared.data["Xe"][tok[j]].T @ E)
+        S = sp.csr_matrix(prepared.data["Xe"][tok[j]].T @ _gold_minus_decoded(pg, py, K * K))
         S.sum_duplicates()
         coo = S.tocoo()
         return self.offsets["edge"] + coo.row.astype(np.int64) * K * K + coo.col, coo.data
