@@ -134,7 +134,8 @@ def _ocr100(ds, folds, args):
     """KDD 2009's OCR100 protocol: for each fold k, train on its 100 drawn words and test on the other 900; one row
     per fit (error, wall and CPU seconds of the fit, rounds, relative gap, termination), then mean ± sd per program
     and C. CPU seconds (this process: the oracle and HiGHS run in it) say what the fit costs on a machine whose other
-    jobs stretch the wall time."""
+    jobs stretch the wall time. SIGINT/SIGTERM ends the fit under way with its best point (its row is printed) and
+    the protocol with it; returns the exit code (0, or 130 when interrupted)."""
     import mmprog
     picks = ocr100_picks(folds)
     print(f"\nOCR100: train on 100 words of fold k, test on the other 900 drawn words; load average "
@@ -155,9 +156,14 @@ def _ocr100(ds, folds, args):
                 print(f"{program:>8} {C100:6g} {k:4d} {errs[-1]:8.4f} {times[-1]:7.1f} {cpus[-1]:7.1f} {res.n_iter:6d} "
                       f"{res.gap:8.1e} {res.primal_objective:10.4f} {res.upper_bound:10.4f}  {res.termination} "
                       f"(load {os.getloadavg()[0]:.1f})", flush=True)
+                if res.termination == "interrupted":
+                    # the signal was meant for the run, not for this one fit: stop here, the rows so far stand
+                    print(f"interrupted during fold {k}: the remaining fits were not started", flush=True)
+                    return 130
             print(f"{program:>8} {C100:6g} {'mean':>4} {np.mean(errs):8.4f} {np.mean(times):7.1f} {np.mean(cpus):7.1f}"
                   f"   error sd "
                   f"{np.std(errs):.4f}, time sd {np.std(times):.1f}, total {np.sum(times):.0f} s", flush=True)
+    return 0
 
 
 def main(argv=None):
@@ -196,9 +202,7 @@ def main(argv=None):
     folds = np.asarray(ds.fold_ids)
     tr, te = ds[np.nonzero(folds == 0)[0]], ds[np.nonzero(folds != 0)[0]]
     if not args.eps:
-        if args.ocr100:
-            _ocr100(ds, folds, args)
-        return 0
+        return _ocr100(ds, folds, args) if args.ocr100 else 0
     print(f"Taskar split: {len(tr)} training words, {len(te)} test words, C = 100/{len(tr)} (SVM^hmm -c 100), "
           f"{args.slack}-slack, oracle {args.oracle}; {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
@@ -244,6 +248,4 @@ def main(argv=None):
         shutil.rmtree(tmp, ignore_errors=True)
     print("objective: mmprog's master optimum (a lower bound) and SVM^hmm's dual value; upper: the primal "
           "objective at the returned w")
-    if args.ocr100:
-        _ocr100(ds, folds, args)
-    return 0
+    return _ocr100(ds, folds, args) if args.ocr100 else 0
