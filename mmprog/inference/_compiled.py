@@ -1,5 +1,6 @@
 """Compiled (numba, LLVM) chain kernels: max-sum Viterbi with fused Hamming loss, max-marginals, and the fused
-1-slack chain oracle.
+1-slack chain oracle, for first-order chains and (``viterbi2_*``, ``chain2_separate_sum``, at the end) for
+second-order ones, whose states are label pairs.
 
 These are the only implementations of the max-product recursion in mmprog; :mod:`mmprog.inference.chain` validates
 inputs and calls them. Every kernel works on one sequence at a time, a (L, K) block of node scores, with the
