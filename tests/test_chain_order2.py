@@ -202,3 +202,10 @@ def test_what_order_2_cannot_do_is_refused_by_name():
         ChainFeatureMap(3, 2, order=3)
     with pytest.raises(ParameterError, match="order"):
         mmprog.fit(ds, order=2, feature_map=fmap)
+
+
+def test_first_order_descriptions_are_unchanged():
+    """order is written only when it is 2, so first-order model files and checkpoint fingerprints stay as before."""
+    ds = data(2)
+    assert "order" not in ChainFeatureMap.from_dataset(ds).describe()
+    assert ChainFeatureMap.from_dataset(ds, order=2).describe()["order"] == 2

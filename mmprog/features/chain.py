@@ -154,10 +154,14 @@ class ChainFeatureMap:
     def describe(self):
         """JSON-able description from which :meth:`from_description` rebuilds the map."""
         n_in = len(self.group_names) - 1
-        return {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
+        desc = {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
                 "start_stop": self.start_stop, "bias": self.bias, "n_edge_features": self.n_edge_features,
-                "order": self.order, "group_names": self.group_names[:n_in],
+                "group_names": self.group_names[:n_in],
                 "blocks": [[name, list(shape)] for name, shape in self.blocks]}
+        if self.order != 1:
+            # written only when not 1: first-order models and checkpoint fingerprints stay what they were
+            desc["order"] = self.order
+        return desc
 
     def state_arrays(self):
         """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
