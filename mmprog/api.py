@@ -11,7 +11,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
-        gap_tol=None, **program_params):
+        gap_tol=None, order=1, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -38,6 +38,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Oracle backend settings (see :class:`mmprog.oracle.Oracle`).
     feature_map : JointFeatureMap, optional
         Default: the linear chain for sequences, first-order arcs for trees.
+    order : {1, 2}
+        Markov order of the default chain map's labels (sequences only): 2 adds label-trigram features, decoded by
+        Viterbi over label pairs (see :class:`~mmprog.features.ChainFeatureMap`).
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
     max_cuts : int, optional
@@ -103,7 +106,18 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
                              f"drop checkpoint= and resume=")
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
-    fmap = feature_map if feature_map is not None else feature_map_for(dataset)
+    check_param("order", order, order in (1, 2) and not isinstance(order, bool), "1 or 2")
+    if order != 1:
+        from .datasets.base import SequenceDataset
+        if feature_map is not None:
+            raise ParameterError(f"order={order} builds the default chain map; with feature_map= given, build it "
+                                 f"with ChainFeatureMap(..., order={order}) and drop order")
+        if not isinstance(dataset, SequenceDataset):
+            raise ParameterError(f"order={order} is for sequences (the chain map); got a {type(dataset).__name__}: "
+                                 f"drop order")
+        fmap = feature_map_for(dataset, order=order)
+    else:
+        fmap = feature_map if feature_map is not None else feature_map_for(dataset)
     # a program may prefer a back end for the master it builds at this size (m3n's Gram dual: daqp)
     preferred = getattr(prog, "preferred_solver", None)
     solver_name = solver or (preferred(fmap.dim) if preferred else None) \

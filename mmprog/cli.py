@@ -39,7 +39,7 @@ def cmd_train(args):
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     drop_after=args.drop_after, max_cuts=args.max_cuts, **long_run, **extra)
+                     drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, **long_run, **extra)
     out = res.summary()
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
@@ -152,6 +152,9 @@ def build_parser():
     p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
                    help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "
                         "templates as the derived column NAME, e.g. %%x[0,0:NAME]; repeatable")
+    p.add_argument("--order", type=int, default=1, choices=[1, 2],
+                   help="Markov order of the chain's labels: 2 adds label-trigram features, decoded exactly by "
+                        "Viterbi over label pairs (no marginals or top-k)")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--max-cuts", type=int, default=None,
                    help="at most this many active cuts a slack: older ones are aggregated (bounds memory)")

@@ -63,8 +63,8 @@ def rebuild(desc, arrays, n_weights=None):
 
 def _check_chain_layout(desc, arrays, n_weights):
     """The saved sizes of a chain or hierarchy map: d = ``n_features`` and K = ``n_labels`` non-negative ints and
-    d_e = ``n_edge_features`` in [0, d] whose state, transition and edge blocks ((d − d_e)·K + K² + d_e·K² weights)
-    fit in ``n_weights``, ``input_groups`` one group id in [0, d)
+    d_e = ``n_edge_features`` in [0, d] and ``order`` 1 or 2 whose state, transition, edge and trigram blocks
+    ((d − d_e)·K + K² + d_e·K² + [order = 2]·K³ weights) fit in ``n_weights``, ``input_groups`` one group id in [0, d)
     per input feature, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
     from ..exceptions import ModelFileError
     for key in ("n_features", "n_labels"):
@@ -75,9 +75,13 @@ def _check_chain_layout(desc, arrays, n_weights):
     d_e = desc.get("n_edge_features", 0)
     if not isinstance(d_e, int) or isinstance(d_e, bool) or not 0 <= d_e <= d:
         raise ModelFileError(f"field 'feature_map.n_edge_features' is {d_e!r}; expected an int in [0, n_features]")
-    need = (d - d_e) * K + K * K + d_e * K * K
+    order = desc.get("order", 1)
+    if not isinstance(order, int) or isinstance(order, bool) or order not in (1, 2):
+        raise ModelFileError(f"field 'feature_map.order' is {order!r}; expected 1 or 2")
+    need = (d - d_e) * K + K * K + d_e * K * K + (K ** 3 if order == 2 else 0)
     if n_weights is not None and need > n_weights:
-        raise ModelFileError(f"'feature_map' says n_features={d}, n_edge_features={d_e}, n_labels={K}: at least "
+        raise ModelFileError(f"'feature_map' says n_features={d}, n_edge_features={d_e}, n_labels={K}, "
+                             f"order={order}: at least "
                              f"{need} weights, but w has {n_weights}")
     g = arrays.get("input_groups")
     if g is not None:

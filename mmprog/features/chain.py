@@ -9,9 +9,15 @@ conjoined with the label pair, Σ_{t≥1} z_t ⊗ e(y_{t-1}) ⊗ e(y_t) with z_t
 bigram templates with macros (``B01:%x[0,1]``) give: a transition score that depends on the input, added to the
 shared one. The first d_s = d − d_e columns stay state features.
 
+Second-order label states (opt-in, ``order=2``): the score gains Σ_{t≥2} T[y_{t-2}, y_{t-1}, y_t], K³ label-trigram
+features on top of everything above (Sha & Pereira 2003's second-order CRF for chunking). Decoding is exact Viterbi
+over label-pair states (:func:`mmprog.inference._compiled.viterbi2_one`, O(T·K³) a sequence), loss-augmented with
+the Hamming loss on the current label; marginals and top-k are not implemented for it and are refused.
+
 Layout of w (row-major blocks, in this order): ``state`` (d_s, K) with index j·K + k, ``transition`` (K, K) with
-index a·K + b (label a at t followed by b at t+1), ``edge`` (d_e, K, K) with index f·K² + a·K + b when d_e > 0, then
-``start`` (K,), ``stop`` (K,), ``bias`` (K,) when enabled.
+index a·K + b (label a at t followed by b at t+1), ``edge`` (d_e, K, K) with index f·K² + a·K + b when d_e > 0,
+``trigram`` (K, K, K) with index c·K² + a·K + b (c at t-2, a at t-1, b at t) when order = 2, then ``start`` (K,),
+``stop`` (K,), ``bias`` (K,) when enabled.
 Scores are computed from w without materialising f(x, y); ΔF for a batch of labelings is built as one sparse
 product.
 """
@@ -20,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import DataError, check_param
+from ..exceptions import DataError, ParameterError, check_param
 from .base import Prepared, csr_rows, csr_view, stacked_view
 
 
@@ -63,12 +69,14 @@ class ChainFeatureMap:
     n_edge_features : int
         d_e: the last d_e of the d input features are edge features (conjoined with the label pair of the token and
         its predecessor), not state features.
+    order : {1, 2}
+        Markov order of the labels: 2 adds the label-trigram block T (K, K, K).
     """
 
     kind = "chain"
 
     def __init__(self, n_features, n_labels, groups=None, group_names=None, start_stop=False, bias=False,
-                 n_edge_features=0):
+                 n_edge_features=0, order=1):
         self.n_features = int(n_features)
         self.n_labels = int(n_labels)
         self.start_stop = bool(start_stop)
@@ -77,6 +85,9 @@ class ChainFeatureMap:
         d_e = self.n_edge_features = int(n_edge_features)
         check_param("n_edge_features", n_edge_features, 0 <= d_e <= d, f"an int in [0, n_features = {d}]")
         d_s = d - d_e
+        check_param("order", order, isinstance(order, (int, np.integer)) and not isinstance(order, bool)
+                    and order in (1, 2), "1 or 2 (the Markov order of the labels)")
+        self.order = int(order)
         in_groups = np.zeros(d, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
         if in_groups.shape != (d,):
             raise DataError(f"groups must have one entry per input feature ({d}); got shape {in_groups.shape}")
@@ -89,6 +100,8 @@ class ChainFeatureMap:
         self.blocks = [("state", (d_s, K)), ("transition", (K, K))]
         if d_e:
             self.blocks += [("edge", (d_e, K, K))]
+        if self.order == 2:
+            self.blocks += [("trigram", (K, K, K))]
         if self.start_stop:
             self.blocks += [("start", (K,)), ("stop", (K,))]
         if self.bias:
@@ -105,7 +118,7 @@ class ChainFeatureMap:
     @property
     def groups(self):
         """Template group of every joint feature, shape (dim,): state and edge features inherit the group of their
-        input feature; transitions (and the opt-in extras, which are also label-structure features) form the last
+        input feature; transitions (and the label trigrams and opt-in extras, which are also label-structure features) form the last
         group, "transition".
 
         Built on each access and not kept, in the narrowest integer type that holds the ids: a vector as long as w
@@ -141,10 +154,14 @@ class ChainFeatureMap:
     def describe(self):
         """JSON-able description from which :meth:`from_description` rebuilds the map."""
         n_in = len(self.group_names) - 1
-        return {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
+        desc = {"kind": self.kind, "n_features": self.n_features, "n_labels": self.n_labels,
                 "start_stop": self.start_stop, "bias": self.bias, "n_edge_features": self.n_edge_features,
                 "group_names": self.group_names[:n_in],
                 "blocks": [[name, list(shape)] for name, shape in self.blocks]}
+        if self.order != 1:
+            # written only when not 1: first-order models and checkpoint fingerprints stay what they were
+            desc["order"] = self.order
+        return desc
 
     def state_arrays(self):
         """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
@@ -154,13 +171,21 @@ class ChainFeatureMap:
     def from_description(cls, desc, arrays):
         return cls(desc["n_features"], desc["n_labels"], groups=arrays.get("input_groups"),
                    group_names=desc.get("group_names"), start_stop=desc.get("start_stop", False),
-                   bias=desc.get("bias", False), n_edge_features=desc.get("n_edge_features", 0))
+                   bias=desc.get("bias", False), n_edge_features=desc.get("n_edge_features", 0),
+                   order=desc.get("order", 1))
 
     def weights(self, w):
         """Split w into its named blocks (views), e.g. ``{"state": (d_s, K), "transition": (K, K)}``."""
         w = np.asarray(w)
         return {name: w[self.offsets[name]: self.offsets[name] + int(np.prod(shape))].reshape(shape)
                 for name, shape in self.blocks}
+
+    def _first_order_only(self, what):
+        """Refuse ``what`` on a second-order map, naming the change that makes it available."""
+        if self.order != 1:
+            raise ParameterError(f"{what} is not implemented for the second-order chain map (order={self.order}): "
+                                 f"only Viterbi decoding and the max-margin oracle are; train with order=1 "
+                                 f"(drop --order {self.order}) to use it")
 
     # ------------------------------------------------------------------ batches
     def prepare(self, dataset):
@@ -303,6 +328,8 @@ class ChainFeatureMap:
             Shared, or per position: ``edge_scores[b, t]`` between positions t and t+1 (zeros past each length).
         lengths : ndarray, shape (B,)
         """
+        # first-order factors only: with a trigram block they would not score wᵀf
+        self._first_order_only("scores() (node and edge factors)")
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node_tok, edge, tok, row, pos, _ = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
@@ -324,7 +351,8 @@ class ChainFeatureMap:
         """Most likely (or most violating) labeling per example: argmax_y wᵀf(xᵢ, y) [+ loss_weight·Δℓᵢ(y)].
 
         The compiled Viterbi runs on the stacked token scores (sequences back to back, no padding, so one very long
-        sequence costs its own length only) with the Hamming loss added on the fly.
+        sequence costs its own length only) with the Hamming loss added on the fly; with ``order=2`` over label-pair
+        states (:func:`mmprog.inference._compiled.viterbi2_one`).
 
         Returns
         -------
@@ -340,7 +368,12 @@ class ChainFeatureMap:
         np.cumsum(lengths, out=offsets[1:])
         gold = prepared.gold[idx][row, pos] if loss_augmented else np.zeros(0, np.int64)
         lab_tok = np.empty(len(row), dtype=np.int64)
-        _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok, *edge_args)
+        if self.order == 2:
+            trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
+            _compiled.viterbi2_stacked(node_tok, edge, trigram, offsets, gold, np.float64(loss_weight), lab_tok,
+                                       *edge_args)
+        else:
+            _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok, *edge_args)
         labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
         labels[row, pos] = lab_tok
         return labels
@@ -394,6 +427,14 @@ class ChainFeatureMap:
                 rows.append(Se.row // (K * K))
                 cols.append(self.offsets["edge"] + Se.col.astype(np.int64) * K * K + Se.row % (K * K))
                 vals.append(Se.data)
+        if self.order == 2 and T > 2:
+            # label trigrams over three consecutive observed positions
+            a, b, c = labelings[:, :-2], labelings[:, 1:-1], labelings[:, 2:]
+            valid = (a >= 0) & (b >= 0) & (c >= 0) & (np.arange(2, T)[None, :] < lengths[:, None])
+            r, _ = np.nonzero(valid)
+            rows.append(r)
+            cols.append(self.offsets["trigram"] + (a[valid] * K + b[valid]) * K + c[valid])
+            vals.append(np.ones(len(r)))
         if self.start_stop:
             first = labelings[:, 0]
             last = labelings[np.arange(m), lengths - 1]
@@ -441,7 +482,7 @@ class ChainFeatureMap:
         # hidden gold positions carry no label: leave them out of both sides so Δf stays a difference of
         # comparable feature counts (PoMEN handles hidden labels by expectation instead)
         lab = np.where(gold >= 0, labelings, -1)
-        if self.start_stop or self.bias or self.n_edge_features:
+        if self.start_stop or self.bias or self.n_edge_features or self.order == 2:
             dF = self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)
             dF.eliminate_zeros()
             return dF.tocsr(), self.loss(prepared, idx, labelings)
@@ -499,7 +540,9 @@ class ChainFeatureMap:
 
         With edge features the kernel scores each step with its token's edge features (never holding all steps'
         K×K scores at once), and their block is the product Zᵀ(E_gold pair − E_ŷ pair) over the steps whose label
-        pair changed (:meth:`_edge_delta`).
+        pair changed (:meth:`_edge_delta`). With ``order=2`` the compiled call is
+        :func:`mmprog.inference._compiled.chain2_separate_sum` (Viterbi over label pairs), which also gives the
+        trigram block.
 
         Returns
         -------
@@ -526,11 +569,19 @@ class ChainFeatureMap:
         trans = np.zeros((K, K))
         dl = np.zeros(len(idx))
         path = np.zeros(len(idx))
-        _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path, *edge_args)
-        # Σ Δf as coordinates and values: state, transition, then the edge block (which needs the labels)
+        if self.order == 2:
+            trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
+            tri = np.zeros((K, K, K))
+            _compiled.chain2_separate_sum(node_tok, edge, trigram, offsets, g, Xd, lab, state_t, trans, tri, dl, path,
+                                          *edge_args)
+        else:
+            _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path, *edge_args)
+        # the first-order map without edge features returns its cut directly; otherwise the blocks are appended as
+        # coordinates and values: state, transition, edge (which needs the labels), trigram
+        first_order = not self.n_edge_features and self.order == 1
         if dense:
             flat = np.concatenate([state_t.T.ravel(), trans.ravel()])
-            if not self.n_edge_features:
+            if first_order:
                 if sparse:
                     nz = np.flatnonzero(flat)   # CSR built directly: csr_matrix(dense) goes through COO, ~1 ms a round
                     return (sp.csr_matrix((flat[nz], nz, [0, len(nz)]), shape=(1, self.dim)), float(dl.sum()),
@@ -540,7 +591,7 @@ class ChainFeatureMap:
         else:
             sel = np.nonzero((g >= 0) & (lab != g))[0]
             state = self._state_sum(X, tok[sel], g[sel], lab[sel])
-            if not self.n_edge_features:
+            if first_order:
                 if not sparse:
                     return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
                 return self._sum_cut(state, trans), float(dl.sum()), dl - path
@@ -548,10 +599,13 @@ class ChainFeatureMap:
             coo = state.tocoo()
             cols = [coo.row.astype(np.int64) * K + coo.col, d_s * K + np.arange(K * K)]
             vals = [coo.data, trans.ravel()]
-        # the edge block needs the decoded labels: appended after the state and transition coordinates
-        c, v = self._edge_delta(prepared, idx, tok, pos, g, lab)
-        cols.append(c)
-        vals.append(v)
+        if self.n_edge_features:
+            c, v = self._edge_delta(prepared, idx, tok, pos, g, lab)
+            cols.append(c)
+            vals.append(v)
+        if self.order == 2:
+            cols.append(self.offsets["trigram"] + np.arange(K ** 3))
+            vals.append(tri.ravel())
         flat, v = np.concatenate(cols), np.concatenate(vals)
         if not sparse:
             out = np.zeros(self.dim)
@@ -652,6 +706,7 @@ class ChainFeatureMap:
     def marginals(self, w, prepared, idx=None, kind="sum"):
         """Per-position marginals: forward-backward (``kind="sum"``, probabilities of the CRF with scores wᵀf) or
         max-marginals (``kind="max"``). Shape (B, T, K), zero past each length."""
+        self._first_order_only("marginals")
         from ..inference import forward_backward, max_marginals
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node, edge, lengths = self.scores(w, prepared, idx)
@@ -662,6 +717,7 @@ class ChainFeatureMap:
 
     def topk(self, w, prepared, k, idx=None):
         """The k best labelings per example, shapes (B, k, T) and (B, k)."""
+        self._first_order_only("top-k decoding")
         from ..inference import viterbi_topk
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node, edge, lengths = self.scores(w, prepared, idx)

@@ -1,5 +1,6 @@
 """Compiled (numba, LLVM) chain kernels: max-sum Viterbi with fused Hamming loss, max-marginals, and the fused
-1-slack chain oracle.
+1-slack chain oracle, for first-order chains and (``viterbi2_*``, ``chain2_separate_sum``, at the end) for
+second-order ones, whose states are label pairs.
 
 These are the only implementations of the max-product recursion in mmprog; :mod:`mmprog.inference.chain` validates
 inputs and calls them. Every kernel works on one sequence at a time, a (L, K) block of node scores, with the
@@ -285,3 +286,223 @@ def chain_separate_sum(node, edge, offsets, gold, X, labels, state_t, trans, dl,
                 trans[y, y2] -= 1.0
                 E = edges_t[(j - lo) * step]
                 path[i] += E[g2, g] - E[y2, y]
+
+
+# ------------------------------------------------------------------------------------- second-order chains
+# Viterbi over label-pair states (y_{t-1}, y_t): K² states with K predecessors each, O(L·K³) a sequence and no
+# K²×K² matrix. The trigram scores T[c, a, b] (c at t-2, a at t-1, b at t) are read transposed, ``trigram_t[a, b, c]``,
+# and the max-scores of step t are kept as ``delta[t, b, a]`` (y_t = b, y_{t-1} = a): the maximum over c for a
+# new state (a, b) then reads two contiguous rows, ``delta[t-1, a, :]`` and ``trigram_t[a, b, :]``, as the
+# first-order kernel reads ``edges_t[s, b, :]``.
+
+
+@njit(**_JIT)
+def transpose_trigram(trigram):
+    """``trigram_t[a, b, c] = trigram[c, a, b]`` (K, K, K), contiguous, for :func:`viterbi2_one`."""
+    K = trigram.shape[0]
+    out = np.empty((K, K, K), trigram.dtype)
+    for c in range(K):
+        for a in range(K):
+            for b in range(K):
+                out[a, b, c] = trigram[c, a, b]
+    return out
+
+
+@njit(**_JIT)
+def viterbi2_one(node, edges_t, step, trigram_t, gold, weight, delta, back, y):
+    """Best (loss-augmented) labeling of one second-order chain; returns its float64 score.
+
+    The score of y is Σ_t node[t, y_t] + Σ_{t≥1} E_t[y_{t-1}, y_t] + Σ_{t≥2} T[y_{t-2}, y_{t-1}, y_t], plus
+    ``weight`` at every position t with ``gold[t] >= 0`` and ``y_t != gold[t]`` (the Hamming loss on the current
+    label, added to the node score as in :func:`viterbi_one`).
+
+    Parameters
+    ----------
+    node : ndarray, shape (L, K)
+        Node scores (L >= 1).
+    edges_t : ndarray, shape (S, K, K)
+        Transposed first-order edge scores, as for :func:`viterbi_one` (``step`` 1 per position, 0 shared).
+    step : int
+    trigram_t : ndarray, shape (K, K, K)
+        Transposed trigram scores, ``trigram_t[a, b, c] = T[c, a, b]`` (:func:`transpose_trigram`).
+    gold : ndarray of int, shape (L,) or (0,)
+        Gold labels for the loss (-1: none at that position); length 0: no loss augmentation.
+    weight : float
+    delta : ndarray, shape (>= L, K, K)
+        Work array: ``delta[t, b, a]`` is the best score of y_0..y_t with y_{t-1} = a, y_t = b.
+    back : ndarray of int32, shape (>= L, K, K)
+        Work array: the best y_{t-2} of state (a, b) at t.
+    y : ndarray of int, shape (>= L,)
+        Output: the labeling.
+
+    Notes
+    -----
+    The recursion adds ((δ_{t-1}[c, a] + T[c, a, b]) + E_t[a, b]) + node'[t, b] and the score of the labeling found
+    is recomputed along it in that order, so it equals the maximum bit for bit (float64). Ties go to the smallest
+    y_{t-2} (strict ``>`` while c increases) and at the end to the smallest (y_{L-1}, y_{L-2}) in that order.
+    """
+    L, K = node.shape
+    augment = gold.shape[0] > 0
+    if L == 1:
+        g = gold[0] if augment else -1
+        best_k = 0
+        best = 0.0
+        for k in range(K):
+            v = node[0, k]
+            if g >= 0 and k != g:
+                v += weight
+            if k == 0 or v > best:
+                best = v
+                best_k = k
+        y[0] = best_k
+        return np.float64(best)
+    g0 = gold[0] if augment else -1
+    g1 = gold[1] if augment else -1
+    E = edges_t[0]
+    for b in range(K):
+        v1 = node[1, b]
+        if g1 >= 0 and b != g1:
+            v1 += weight
+        for a in range(K):
+            v0 = node[0, a]
+            if g0 >= 0 and a != g0:
+                v0 += weight
+            delta[1, b, a] = (v0 + E[b, a]) + v1
+    for t in range(2, L):
+        E = edges_t[(t - 1) * step]
+        g = gold[t] if augment else -1
+        for a in range(K):
+            prev = delta[t - 1, a]
+            # two next labels per pass share the loads of δ_{t-1}[a, c] (as in viterbi_one)
+            b = 0
+            while b < K:
+                b1 = b + 1 if b + 1 < K else b
+                T0 = trigram_t[a, b]
+                T1 = trigram_t[a, b1]
+                p = prev[0]
+                best0 = p + T0[0]
+                best1 = p + T1[0]
+                arg0 = 0
+                arg1 = 0
+                for c in range(1, K):
+                    p = prev[c]
+                    v0 = p + T0[c]
+                    v1 = p + T1[c]
+                    c0 = v0 > best0
+                    c1 = v1 > best1
+                    arg0 = c if c0 else arg0
+                    best0 = v0 if c0 else best0
+                    arg1 = c if c1 else arg1
+                    best1 = v1 if c1 else best1
+                v = node[t, b]
+                if g >= 0 and b != g:
+                    v += weight
+                delta[t, b, a] = (best0 + E[b, a]) + v
+                back[t, b, a] = arg0
+                v = node[t, b1]
+                if g >= 0 and b1 != g:
+                    v += weight
+                delta[t, b1, a] = (best1 + E[b1, a]) + v
+                back[t, b1, a] = arg1
+                b += 2
+    best_b = 0
+    best_a = 0
+    for b in range(K):
+        for a in range(K):
+            if delta[L - 1, b, a] > delta[L - 1, best_b, best_a]:
+                best_b = b
+                best_a = a
+    y[L - 1] = best_b
+    y[L - 2] = best_a
+    for t in range(L - 1, 1, -1):
+        y[t - 2] = back[t, y[t], y[t - 1]]
+    # float64 score along the labeling, in the order of the recursion
+    s = np.float64(0.0)
+    for t in range(L):
+        g = gold[t] if augment else -1
+        v = node[t, y[t]]
+        if g >= 0 and y[t] != g:
+            v += weight
+        if t == 0:
+            s = np.float64(v)
+            continue
+        if t >= 2:
+            s += np.float64(trigram_t[y[t - 1], y[t], y[t - 2]])
+        s += np.float64(edges_t[(t - 1) * step][y[t], y[t - 1]])
+        s += np.float64(v)
+    return s
+
+
+@njit(**_JIT)
+def viterbi2_stacked(node, edge, trigram, offsets, gold, weight, labels, e_indptr, e_indices, e_data, we_t):
+    """:func:`viterbi2_one` over sequences stored back to back, as :func:`viterbi_stacked`; trigram (K, K, K) with
+    ``trigram[c, a, b]`` scoring c at t-2, a at t-1, b at t (not transposed)."""
+    n = offsets.shape[0] - 1
+    K = node.shape[1]
+    T = 2
+    for i in range(n):
+        T = max(T, offsets[i + 1] - offsets[i])
+    delta = np.empty((T, K, K), node.dtype)
+    back = np.empty((T, K, K), np.int32)
+    edge_t = np.ascontiguousarray(edge.T).reshape((1, K, K))
+    trigram_t = transpose_trigram(trigram)
+    buf = np.empty((T if e_indptr.shape[0] > 0 else 0, K, K))
+    augment = gold.shape[0] > 0
+    for i in range(n):
+        lo, hi = offsets[i], offsets[i + 1]
+        if hi > lo:
+            edges_t, step = sequence_edges(edge_t, e_indptr, e_indices, e_data, we_t, lo, hi, buf)
+            viterbi2_one(node[lo:hi], edges_t, step, trigram_t, gold[lo:hi] if augment else gold[:0], weight, delta,
+                         back, labels[lo:hi])
+
+
+@njit(**_JIT)
+def chain2_separate_sum(node, edge, trigram, offsets, gold, X, labels, state_t, trans, tri, dl, path, e_indptr,
+                        e_indices, e_data, we_t):
+    """The fused 1-slack separation of the second-order chain: :func:`chain_separate_sum` with
+    :func:`viterbi2_one`, and also the trigram block of Σᵢ Δfᵢ(ŷᵢ), Σ_t e(y_{t-2}, y_{t-1}, y_t) − e(ŷ_{t-2},
+    ŷ_{t-1}, ŷ_t) over the steps whose three gold labels are observed, into ``tri`` (K, K, K), and its scores in
+    ``path``. trigram (K, K, K) as in :func:`viterbi2_stacked`; the other arguments as in
+    :func:`chain_separate_sum`; all outputs are added to."""
+    n = offsets.shape[0] - 1
+    K = node.shape[1]
+    T = 2
+    for i in range(n):
+        T = max(T, offsets[i + 1] - offsets[i])
+    delta = np.empty((T, K, K))
+    back = np.empty((T, K, K), np.int32)
+    edge_t = np.ascontiguousarray(edge.T).reshape((1, K, K))
+    trigram_t = transpose_trigram(trigram)
+    buf = np.empty((T if e_indptr.shape[0] > 0 else 0, K, K))
+    dense = X.shape[0] > 0
+    d = X.shape[1]
+    for i in range(n):
+        lo, hi = offsets[i], offsets[i + 1]
+        if hi == lo:
+            continue
+        edges_t, step = sequence_edges(edge_t, e_indptr, e_indices, e_data, we_t, lo, hi, buf)
+        viterbi2_one(node[lo:hi], edges_t, step, trigram_t, gold[lo:hi], 1.0, delta, back, labels[lo:hi])
+        for j in range(lo, hi):
+            g = gold[j]
+            if g < 0:
+                continue
+            y = labels[j]
+            if y != g:
+                dl[i] += 1.0
+                path[i] += node[j, g] - node[j, y]
+                if dense:
+                    for f in range(d):
+                        x = X[j, f]
+                        state_t[g, f] += x
+                        state_t[y, f] -= x
+            if j + 1 < hi and gold[j + 1] >= 0:
+                g2, y2 = gold[j + 1], labels[j + 1]
+                trans[g, g2] += 1.0
+                trans[y, y2] -= 1.0
+                E = edges_t[(j - lo) * step]
+                path[i] += E[g2, g] - E[y2, y]
+                if j + 2 < hi and gold[j + 2] >= 0:
+                    g3, y3 = gold[j + 2], labels[j + 2]
+                    tri[g, g2, g3] += 1.0
+                    tri[y, y2, y3] -= 1.0
+                    path[i] += trigram[g, g2, g3] - trigram[y, y2, y3]

@@ -224,6 +224,10 @@ class HiddenStructure:
             # the expectation over hidden labels is written for one shared transition matrix
             raise DataError("PoMEN covers chains with a shared transition; this map has edge features (B templates "
                             "with macros): use plain B")
+        if getattr(base, "order", 1) != 1:
+            # its expectations over hidden labels are first-order forward-backward sums
+            raise DataError(f"PoMEN covers first-order chains; this map has order={base.order} (label trigrams): "
+                            f"train with order=1 (drop --order {base.order})")
         self.kind = kind
         self.n = prepared.n
         self.K = base.n_labels
