@@ -235,6 +235,37 @@ def max_marginals_padded(node, edges_t, per_position, lengths, out):
 
 
 @njit(**_JIT)
+def _first_order_cut(node, edges_t, step, gold, labels, X, lo, hi, state_t, trans, path, i):
+    """One sequence's share of the first-order blocks of Σᵢ Δfᵢ(ŷᵢ) (rows ``lo:hi``, ŷ already in ``labels``):
+    state block into ``state_t`` (when X has rows), transitions into ``trans``, path score difference of the state
+    and edge factors into ``path[i]``; returns Δℓᵢ, the number of observed positions with ŷ_t ≠ y_t. Shared by
+    :func:`chain_separate_sum` and :func:`chain2_separate_sum` (which adds the trigram block on top)."""
+    dense = X.shape[0] > 0
+    d = X.shape[1]
+    mistakes = 0.0
+    for j in range(lo, hi):
+        g = gold[j]
+        if g < 0:
+            continue
+        y = labels[j]
+        if y != g:
+            mistakes += 1.0
+            path[i] += node[j, g] - node[j, y]
+            if dense:
+                for f in range(d):
+                    x = X[j, f]
+                    state_t[g, f] += x
+                    state_t[y, f] -= x
+        if j + 1 < hi and gold[j + 1] >= 0:
+            g2, y2 = gold[j + 1], labels[j + 1]
+            trans[g, g2] += 1.0
+            trans[y, y2] -= 1.0
+            E = edges_t[(j - lo) * step]
+            path[i] += E[g2, g] - E[y2, y]
+    return mistakes
+
+
+@njit(**_JIT)
 def chain_separate_sum(node, edge, offsets, gold, X, labels, state_t, trans, dl, path, e_indptr, e_indices, e_data,
                        we_t):
     """The fused 1-slack separation of the linear chain (see ``ChainFeatureMap.separate_sum``).
@@ -258,8 +289,6 @@ def chain_separate_sum(node, edge, offsets, gold, X, labels, state_t, trans, dl,
     back = np.empty((T, K), np.int32)
     edge_t = np.ascontiguousarray(edge.T).reshape((1, K, K))
     buf = np.empty((T if e_indptr.shape[0] > 0 else 0, K, K))
-    dense = X.shape[0] > 0
-    d = X.shape[1]
     for i in range(n):
         lo, hi = offsets[i], offsets[i + 1]
         if hi == lo:
@@ -267,25 +296,7 @@ def chain_separate_sum(node, edge, offsets, gold, X, labels, state_t, trans, dl,
         # the edges stay in hand for the path score below (with edge features they differ per position)
         edges_t, step = sequence_edges(edge_t, e_indptr, e_indices, e_data, we_t, lo, hi, buf)
         viterbi_one(node[lo:hi], edges_t, step, gold[lo:hi], 1.0, delta, back, labels[lo:hi])
-        for j in range(lo, hi):
-            g = gold[j]
-            if g < 0:
-                continue
-            y = labels[j]
-            if y != g:
-                dl[i] += 1.0
-                path[i] += node[j, g] - node[j, y]
-                if dense:
-                    for f in range(d):
-                        x = X[j, f]
-                        state_t[g, f] += x
-                        state_t[y, f] -= x
-            if j + 1 < hi and gold[j + 1] >= 0:
-                g2, y2 = gold[j + 1], labels[j + 1]
-                trans[g, g2] += 1.0
-                trans[y, y2] -= 1.0
-                E = edges_t[(j - lo) * step]
-                path[i] += E[g2, g] - E[y2, y]
+        dl[i] += _first_order_cut(node, edges_t, step, gold, labels, X, lo, hi, state_t, trans, path, i)
 
 
 # ------------------------------------------------------------------------------------- second-order chains
@@ -474,35 +485,17 @@ def chain2_separate_sum(node, edge, trigram, offsets, gold, X, labels, state_t, 
     edge_t = np.ascontiguousarray(edge.T).reshape((1, K, K))
     trigram_t = transpose_trigram(trigram)
     buf = np.empty((T if e_indptr.shape[0] > 0 else 0, K, K))
-    dense = X.shape[0] > 0
-    d = X.shape[1]
     for i in range(n):
         lo, hi = offsets[i], offsets[i + 1]
         if hi == lo:
             continue
         edges_t, step = sequence_edges(edge_t, e_indptr, e_indices, e_data, we_t, lo, hi, buf)
         viterbi2_one(node[lo:hi], edges_t, step, trigram_t, gold[lo:hi], 1.0, delta, back, labels[lo:hi])
-        for j in range(lo, hi):
-            g = gold[j]
-            if g < 0:
-                continue
-            y = labels[j]
-            if y != g:
-                dl[i] += 1.0
-                path[i] += node[j, g] - node[j, y]
-                if dense:
-                    for f in range(d):
-                        x = X[j, f]
-                        state_t[g, f] += x
-                        state_t[y, f] -= x
-            if j + 1 < hi and gold[j + 1] >= 0:
-                g2, y2 = gold[j + 1], labels[j + 1]
-                trans[g, g2] += 1.0
-                trans[y, y2] -= 1.0
-                E = edges_t[(j - lo) * step]
-                path[i] += E[g2, g] - E[y2, y]
-                if j + 2 < hi and gold[j + 2] >= 0:
-                    g3, y3 = gold[j + 2], labels[j + 2]
-                    tri[g, g2, g3] += 1.0
-                    tri[y, y2, y3] -= 1.0
-                    path[i] += trigram[g, g2, g3] - trigram[y, y2, y3]
+        dl[i] += _first_order_cut(node, edges_t, step, gold, labels, X, lo, hi, state_t, trans, path, i)
+        for j in range(lo, hi - 2):
+            if gold[j] >= 0 and gold[j + 1] >= 0 and gold[j + 2] >= 0:
+                g, g2, g3 = gold[j], gold[j + 1], gold[j + 2]
+                y, y2, y3 = labels[j], labels[j + 1], labels[j + 2]
+                tri[g, g2, g3] += 1.0
+                tri[y, y2, y3] -= 1.0
+                path[i] += trigram[g, g2, g3] - trigram[y, y2, y3]
