@@ -30,6 +30,13 @@ from ..exceptions import DataError, ParameterError, check_param
 from .base import Prepared, csr_rows, csr_view, stacked_view
 
 
+def _sequence_offsets(lengths):
+    """Row offsets of sequences stacked back to back, shape (n + 1,): sequence i is rows offsets[i]:offsets[i+1]."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
 def _gold_minus_decoded(gold, decoded, width):
     """E_gold − E_decoded: one row per token (or step), +1 in column ``gold[i]`` and −1 in ``decoded[i]``.
 
@@ -227,8 +234,7 @@ class ChainFeatureMap:
                             f"{self.n_features}")
         lengths = np.asarray(lengths, dtype=np.int64)
         n = len(lengths)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = _sequence_offsets(lengths)
         T = int(lengths.max()) if n else 0
         gold = np.full((n, T), -1, dtype=np.int64)
         pos = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
@@ -364,8 +370,7 @@ class ChainFeatureMap:
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node_tok, edge, _, row, pos, edge_args = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
-        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = _sequence_offsets(lengths)
         gold = prepared.gold[idx][row, pos] if loss_augmented else np.zeros(0, np.int64)
         lab_tok = np.empty(len(row), dtype=np.int64)
         if self.order == 2:
@@ -558,8 +563,7 @@ class ChainFeatureMap:
         K, d_s = self.n_labels, self.n_features - self.n_edge_features
         node_tok, edge, tok, row, pos, edge_args = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
-        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = _sequence_offsets(lengths)
         g = np.ascontiguousarray(prepared.gold[idx][row, pos])
         X = prepared.data["X"]
         dense = not sp.issparse(X)
