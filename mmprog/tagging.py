@@ -30,7 +30,7 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError
 
-__all__ = ["fit_text", "corpus_dataset", "score_text", "task_of", "tag_stream", "text_chunks", "read_templates"]
+__all__ = ["fit_text", "corpus_dataset", "score_text", "predict_tags", "task_of", "tag_stream", "text_chunks", "read_templates"]
 
 _SEGMENTATION_TAGS = {"B", "I", "E", "S", "M"}
 
