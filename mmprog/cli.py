@@ -22,6 +22,10 @@ def cmd_train(args):
     if args.templates:
         from .tagging_cli import train_text
         return train_text(args)
+    if args.tag_scheme != "asis":
+        from .exceptions import ParameterError
+        raise ParameterError(f"--tag-scheme {args.tag_scheme} converts the labels of token text and needs "
+                             f"--templates (conll:FILE data); give --templates or leave --tag-scheme at asis")
     ds = load_data(args.data, args.train_fold, "train")
     extra = dict(kv.split("=", 1) for kv in args.param or [])
     extra = {k: _parse_value(v) for k, v in extra.items()}
@@ -59,12 +63,13 @@ def cmd_predict(args):
     pred = mmprog.load(args.model)
     if pred.extractor is not None:       # a model trained on text reads the text itself
         from .datasets.registry import load_spec
-        ds = load_spec(args.data)
+        from .tagging import predict_tags
+        rows = predict_tags(pred, load_spec(args.data))       # in the training file's label encoding
     else:
         ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
-    labels = pred.predict(ds)
-    names = pred.label_names
-    rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]
+        labels = pred.predict(ds)
+        names = pred.label_names
+        rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]
     if args.json:
         _print(rows, True)
     else:
@@ -152,6 +157,12 @@ def build_parser():
     p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
                    help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "
                         "templates as the derived column NAME, e.g. %%x[0,0:NAME]; repeatable")
+    p.add_argument("--tag-scheme", default="asis", choices=["asis", "iobes"],
+                   help="with --templates: label encoding the chain is trained on. asis (default): the file's "
+                        "labels as they are; iobes: BIO/IOB1 chunk labels converted to IOBES (S- single-token "
+                        "chunk, E- last token), decoded in IOBES and written back in the file's encoding by tag, "
+                        "evaluate and predict (the model records it); tag --marginals then gives the marginal of "
+                        "the decoded IOBES label")
     p.add_argument("--order", type=int, default=1, choices=[1, 2],
                    help="Markov order of the chain's labels: 2 adds label-trigram features, decoded exactly by "
                         "Viterbi over label pairs (no marginals or top-k)")

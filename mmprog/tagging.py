@@ -12,6 +12,13 @@ columns, its label column and the task, which picks the metric:
   F1 and the recall of in- and out-of-vocabulary words against the training words (:func:`mmprog.metrics
   .segmentation_prf`).
 
+``meta["tag_scheme"]`` records the label encoding the chain was trained on: ``"asis"`` (the file's labels as they
+are; also what a model without the field means) or ``"iobes"`` (BIO/IOB1 chunk labels converted to IOBES for
+training, :mod:`mmprog.tag_schemes`), with ``meta["file_scheme"]`` (``"bio"`` or ``"iob1"``) the training file's
+encoding. The model's ``label_names`` and :meth:`~mmprog.result.Predictor.predict` are then IOBES, while
+:func:`predict_tags`, :func:`score_text` and :func:`tag_stream` (``mmprog tag``, ``evaluate``, ``predict``) write
+and score the file's encoding.
+
 Dependency trees are not text chains: ``mmprog train --data conllu:...`` trains the arc map directly and
 ``mmprog parse`` writes its heads (:mod:`mmprog.tagging_cli`).
 """
@@ -23,7 +30,7 @@ import numpy as np
 
 from .exceptions import DataError, ParameterError
 
-__all__ = ["fit_text", "corpus_dataset", "score_text", "task_of", "tag_stream", "text_chunks", "read_templates"]
+__all__ = ["fit_text", "corpus_dataset", "score_text", "predict_tags", "task_of", "tag_stream", "text_chunks", "read_templates"]
 
 _SEGMENTATION_TAGS = {"B", "I", "E", "S", "M"}
 
@@ -54,7 +61,7 @@ def read_templates(spec):
                          f"{spec!r} is neither")
 
 
-def fit_text(corpus, templates="rich", min_count=1, lexicons=None, **fit_kwargs):
+def fit_text(corpus, templates="rich", min_count=1, lexicons=None, tag_scheme="asis", **fit_kwargs):
     """Fit the templates on a labelled corpus and train a chain on the features (:func:`mmprog.fit`).
 
     Parameters
@@ -68,19 +75,41 @@ def fit_text(corpus, templates="rich", min_count=1, lexicons=None, **fit_kwargs)
     lexicons : dict str -> dict str -> str, optional
         Gazetteers / word clusters addressed by the templates as derived columns (see
         :class:`~mmprog.features.templates.TemplateExtractor`); saved with the model.
+    tag_scheme : {"asis", "iobes"}
+        ``"asis"``: train on the labels as the file has them. ``"iobes"``: convert BIO (IOB2) or IOB1 chunk labels
+        to IOBES (S- single-token chunk, B-, I-, E- last token, O; :func:`mmprog.tag_schemes.to_iobes`), train and
+        decode in IOBES, and write predictions back in the file's encoding (detected by
+        :func:`mmprog.tag_schemes.detect_file_scheme`, recorded as ``meta["file_scheme"]``): :func:`predict_tags`,
+        :func:`score_text` and :func:`tag_stream` return BIO for a BIO file and IOB1 for an IOB1 file; ill-formed
+        decoded sequences become the chunks conlleval reads in them. ``label_names``, ``predict``,
+        ``predict_marginals`` and ``predict_topk`` stay in IOBES. Segmentation tags (B/I/E/S) and labels that are
+        not O/B-X/I-X are refused.
     **fit_kwargs
         :func:`mmprog.fit`'s parameters (program, C, slack, eps, drop_after, program parameters, ...).
 
     Returns
     -------
     Result
-        With ``extractor`` set and ``meta`` holding ``columns``, ``label_column``, ``task``, ``feature_seconds``
-        and, for segmentation, ``train_vocab`` (the training words, for R_oov).
+        With ``extractor`` set and ``meta`` holding ``columns``, ``label_column``, ``task``, ``tag_scheme``
+        (and ``file_scheme`` with ``"iobes"``), ``feature_seconds`` and, for segmentation, ``train_vocab`` (the
+        training words, for R_oov).
+
+    Raises
+    ------
+    ParameterError
+        ``tag_scheme`` not one of the two, or ``"iobes"`` on labels that are not BIO/IOB1 chunk labels.
     """
     import mmprog
     from .features.templates import TemplateExtractor
+    from .tag_schemes import check_chunk_labels, check_tag_scheme, detect_file_scheme, to_iobes
+    check_tag_scheme(tag_scheme)
     if corpus.labels is None:
         raise DataError(f"{corpus.name}: the training text has no label column; give columns=... naming it")
+    scheme_meta = {"tag_scheme": tag_scheme}
+    if tag_scheme == "iobes":
+        check_chunk_labels(corpus.label_set())
+        scheme_meta["file_scheme"] = detect_file_scheme(corpus.labels)
+        corpus = _relabelled(corpus, to_iobes(corpus.labels))
     t0 = time.perf_counter()
     ex = TemplateExtractor(templates, min_count=min_count, lexicons=lexicons)
     ds = ex.to_dataset(corpus)
@@ -88,17 +117,40 @@ def fit_text(corpus, templates="rich", min_count=1, lexicons=None, **fit_kwargs)
     res = mmprog.fit(ds, **fit_kwargs)
     res.extractor = ex
     task = task_of(ds.label_names)
-    res.meta.update(columns=list(corpus.columns), label_column=corpus.label_column, task=task,
+    res.meta.update(columns=list(corpus.columns), label_column=corpus.label_column, task=task, **scheme_meta,
                     feature_seconds=round(feature_seconds, 3), n_input_features=int(ex.n_features_))
     if task == "segmentation":
         res.meta["train_vocab"] = sorted(_vocabulary(corpus, corpus.labels))
     return res
 
 
+def _relabelled(corpus, labels):
+    """A shallow copy of a token corpus with other labels (the same sentences)."""
+    import copy
+    new = copy.copy(corpus)
+    new.labels = labels
+    return new
+
+
+def _iobes_model(predictor):
+    """The file encoding to write an IOBES-trained model's labels in, or None for a model trained on the labels
+    as they are (also every model saved before ``tag_scheme`` existed)."""
+    meta = getattr(predictor, "meta", None) or {}
+    return meta.get("file_scheme", "bio") if meta.get("tag_scheme") == "iobes" else None
+
+
 def corpus_dataset(predictor, corpus):
     """The :class:`SequenceDataset` of a token corpus under a text model's extractor and label names (labels unseen
-    in training, or no labels at all, become −1)."""
+    in training, or no labels at all, become −1; gold chunk labels are converted to IOBES for an IOBES model)."""
     X = predictor.extractor.transform(corpus)
+    if corpus.labels is not None and _iobes_model(predictor):
+        from .tag_schemes import check_chunk_labels, to_iobes
+        try:
+            check_chunk_labels(corpus.label_set())
+        except ParameterError:
+            pass                 # not chunk labels: left as they are (unknown to the model, so hidden)
+        else:
+            corpus = _relabelled(corpus, to_iobes(corpus.labels))
     return corpus.to_sequence_dataset(X, label_names=predictor.label_names, unknown="hide")
 
 
@@ -152,9 +204,15 @@ def score_text(predictor, corpus, pred_tags=None) -> dict:
 
 
 def predict_tags(predictor, corpus):
-    """Predicted label strings of every sentence: list of list of str."""
+    """Predicted label strings of every sentence: list of list of str, in the training file's encoding (an IOBES
+    model's output converted back, :func:`mmprog.tag_schemes.from_iobes`)."""
     names = np.asarray(predictor.label_names, dtype=object)
-    return [names[y].tolist() for y in predictor.predict(corpus)]
+    tags = [names[y].tolist() for y in predictor.predict(corpus)]
+    scheme = _iobes_model(predictor)
+    if scheme:
+        from .tag_schemes import from_iobes
+        tags = from_iobes(tags, scheme)
+    return tags
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -239,9 +297,12 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
         Field separator of the input (default whitespace). The label is appended after a tab if the line has one,
         else a space.
     marginals : bool
-        Append the marginal probability of the predicted label (forward-backward on the scores wᵀf).
+        Append the marginal probability of the predicted label (forward-backward on the scores wᵀf). For a model
+        trained with ``tag_scheme="iobes"`` it is the marginal of the IOBES label the chain decoded (e.g. of
+        ``E-NP`` where ``I-NP`` is written).
     topk : int, optional
-        Write the K best labelings of each sentence instead, each preceded by ``# k score``.
+        Write the K best labelings of each sentence instead, each preceded by ``# k score`` (an IOBES model's
+        labelings converted back one by one, so two of them may read the same in the file's encoding).
 
     Returns
     -------
@@ -256,6 +317,7 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
     t0 = time.perf_counter()
     n_sent = n_tok = 0
     cols = None if columns is None else tuple(columns)
+    scheme = _iobes_model(predictor)
     for first, text in text_chunks(stream, chunk_bytes, source):
         lines = text.split("\n")
         if lines and lines[-1] == "":
@@ -296,20 +358,28 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
         names = np.asarray(predictor.label_names, dtype=object)
         n_sent, n_tok = n_sent + len(lengths), n_tok + len(tok_at)
         if topk:
-            _write_topk(lines, tok_at, starts, lengths, predictor.fmap.topk(predictor.w, prep, topk), names, out)
+            _write_topk(lines, tok_at, starts, lengths, predictor.fmap.topk(predictor.w, prep, topk), names, out,
+                        scheme)
             continue
         lab = predictor.fmap.decode(predictor.w, prep, np.arange(prep.n))
         flat = lab[prep.data["tok_example"], prep.data["tok_pos"]]
+        if scheme:
+            # IOBES decoded: the labels written are the file's encoding of the same chunks
+            from .tag_schemes import from_iobes_ids
+            tok_names = from_iobes_ids(names, flat, prep.data["tok_pos"] == 0, scheme)
         if marginals:
             M = predictor.fmap.marginals(predictor.w, prep)
             prob = M[prep.data["tok_example"], prep.data["tok_pos"], flat]
-            text_labels = [f"{a}\t{p:.4f}" for a, p in zip(names[flat].tolist(), prob.tolist())]
+            shown = tok_names if scheme else names[flat]
+            text_labels = [f"{a}\t{p:.4f}" for a, p in zip(shown.tolist(), prob.tolist())]
         glue = "\t" if "\t" in lines[tok_at[0]] else " "
         # every line gets its suffix ("" for blank and -DOCSTART- lines) through map(str.__add__): the
         # concatenations run in C, without a Python frame per token
         suffix = np.full(len(lines), "", dtype=object)
         if marginals:
             suffix[tok_at] = [glue + a for a in text_labels]
+        elif scheme:
+            suffix[tok_at] = [glue + a for a in tok_names.tolist()]
         else:
             suffix[tok_at] = np.asarray([glue + a for a in names.tolist()], dtype=object)[flat]
         out.write("\n".join(map(str.__add__, lines, suffix.tolist())) + "\n")
@@ -351,8 +421,10 @@ def _mark_docstart(text, lines, line_start, is_tok):
         at = text.find("-DOCSTART-", at + 1)
 
 
-def _write_topk(lines, tok_at, starts, lengths, top, names, out):
+def _write_topk(lines, tok_at, starts, lengths, top, names, out, scheme=None):
     labels, scores = top
+    if scheme:
+        from .tag_schemes import from_iobes
     parts = []
     glue = "\t" if "\t" in lines[tok_at[0]] else " "
     for s, (a, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
@@ -361,6 +433,9 @@ def _write_topk(lines, tok_at, starts, lengths, top, names, out):
             if not np.isfinite(scores[s, r]):
                 break        # fewer than K labelings exist
             parts.append(f"# {r} {scores[s, r]:.6f}\n")
-            parts.extend(t + glue + names[y] + "\n" for t, y in zip(toks, labels[s, r, :n]))
+            tags = names[labels[s, r, :n]].tolist()
+            if scheme:
+                tags = from_iobes(tags, scheme)
+            parts.extend(t + glue + y + "\n" for t, y in zip(toks, tags))
             parts.append("\n")
     out.write("".join(parts))

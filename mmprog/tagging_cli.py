@@ -105,7 +105,7 @@ def train_text(args):
     long_run = long_run_options(args)
     t0 = time.perf_counter()
     res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
-                   lexicons=_lexicons(args.lexicon),
+                   lexicons=_lexicons(args.lexicon), tag_scheme=args.tag_scheme,
                    program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                    max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                    client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, order=args.order, **long_run, **extra)
@@ -113,6 +113,9 @@ def train_text(args):
     out["train_seconds"] = round(time.perf_counter() - t0, 2)
     out["n_input_features"] = res.meta["n_input_features"]
     out["task"] = res.meta["task"]
+    out["tag_scheme"] = res.meta["tag_scheme"]
+    if "file_scheme" in res.meta:
+        out["file_scheme"] = res.meta["file_scheme"]
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
         return rc
@@ -159,7 +162,9 @@ def _tag_parser(p):
     p.add_argument("--data", required=True, help="conll:FILE[,columns=a/b/c] (FILE - reads standard input); "
                    "default columns: the training token columns, plus the gold label if the lines have one more")
     p.add_argument("--out", default="-", help="output file (default standard output)")
-    p.add_argument("--marginals", action="store_true", help="append the marginal probability of each label")
+    p.add_argument("--marginals", action="store_true", help="append the marginal probability of each label (for a "
+                   "model trained with --tag-scheme iobes: of the IOBES label decoded, e.g. E-NP where I-NP is "
+                   "written)")
     p.add_argument("--topk", type=int, default=None, metavar="K", help="write the K best labelings per sentence")
     p.add_argument("--json", action="store_true", help="print a JSON summary (sentences, tokens, seconds) on stderr")
     return cmd_tag
