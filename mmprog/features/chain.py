@@ -529,7 +529,7 @@ class ChainFeatureMap:
         dF = sp.hstack([state, sp.csr_matrix(trans)], format="csr")
         return dF, self.loss(prepared, idx, labelings)
 
-    def separate_sum(self, w, prepared, idx=None, sparse=False):
+    def separate_sum(self, w, prepared, idx=None, sparse=False, counts=False):
         """The 1-slack separation in one pass: Σᵢ Δfᵢ(ŷᵢ) and Σᵢ Δℓᵢ(ŷᵢ) of the most violated labelings, with the
         per-example hinge losses, without building per-example ΔF rows.
 
@@ -549,10 +549,17 @@ class ChainFeatureMap:
         :func:`mmprog.inference._compiled.chain2_separate_sum` (Viterbi over label pairs), which also gives the
         trigram block.
 
+        Parameters
+        ----------
+        counts : bool
+            With ``sparse=True`` and the first-order map without edge features: the cut's values as int32 when they
+            are all integers (0/1 template features: Σᵢ Δfᵢ counts tokens), 4 bytes an entry instead of 8 (the
+            caller keeps them, see :attr:`mmprog.cuts.Cuts.counts`); float64 otherwise, as without it.
+
         Returns
         -------
         dF_sum : ndarray, shape (dim,), or scipy.sparse.csr_matrix, shape (1, dim) with ``sparse=True``
-            (explicit zeros removed, indices sorted)
+            (explicit zeros removed, indices sorted; int32 values only with ``counts=True``)
         dl_sum : float
         hinge : ndarray, shape (B,)
         """
@@ -598,7 +605,7 @@ class ChainFeatureMap:
             if first_order:
                 if not sparse:
                     return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
-                return self._sum_cut(state, trans), float(dl.sum()), dl - path
+                return self._sum_cut(state, trans, counts), float(dl.sum()), dl - path
             state.sum_duplicates()
             coo = state.tocoo()
             cols = [coo.row.astype(np.int64) * K + coo.col, d_s * K + np.arange(K * K)]
@@ -620,12 +627,17 @@ class ChainFeatureMap:
         dF.eliminate_zeros()
         return dF, float(dl.sum()), dl - path
 
-    def _sum_cut(self, state, trans):
+    def _sum_cut(self, state, trans, counts=False):
         """Σᵢ Δfᵢ of a map without edge features as one CSR row, from its state block (d, K) and transitions (K, K).
 
         Canonical CSR (rows in order, sorted columns) makes the flat index j·K + k ascend; it is written straight
         into the cut's arrays (int32 where dim allows), not through COO and concatenations (each a copy of the cut,
         10–40 million entries on full CoNLL-2002 NER).
+
+        Parameters
+        ----------
+        counts : bool
+            Values as int32 when all are integers of int32's range (checked entry by entry, so exact), else float64.
 
         Returns
         -------
@@ -642,9 +654,16 @@ class ChainFeatureMap:
         flat[:s_nnz] = np.repeat(np.arange(d, dtype=itype) * itype(K), np.diff(state.indptr))
         flat[:s_nnz] += state.indices
         flat[s_nnz:] = d * K + t_nz
-        vals = np.empty(len(flat))
-        vals[:s_nnz] = state.data
-        vals[s_nnz:] = t_flat[t_nz]
+        vals = None
+        if counts:
+            from ..programs._sparse_rows import integer_counts
+            vals = np.empty(len(flat), dtype=np.int32)
+            if not (integer_counts(state.data, vals[:s_nnz]) and integer_counts(t_flat[t_nz], vals[s_nnz:])):
+                vals = None           # real-valued features: the float row
+        if vals is None:
+            vals = np.empty(len(flat))
+            vals[:s_nnz] = state.data
+            vals[s_nnz:] = t_flat[t_nz]
         del state
         return csr_view(vals, flat, np.array([0, len(flat)], dtype=itype), (1, self.dim))
 
