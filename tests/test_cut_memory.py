@@ -145,17 +145,47 @@ def test_prepare_reuses_the_extractor_matrix(ner_slice):
 
 def test_state_block_in_pieces_is_the_same_integers(ner_slice, monkeypatch):
     """Σ Xᵀ(E_gold − E_ŷ) summed over pieces of a few gathered entries equals the one product (0/1 features:
-    integer counts, so exactly), at w = 0 (every token wrong) and at a random w."""
+    integer counts, so exactly), at w = 0 (every token wrong) and at a random w. (The scipy path, which binary
+    features no longer take: see the next test.)"""
     fmap = ChainFeatureMap.from_dataset(ner_slice)
     prep = fmap.prepare(ner_slice)
+    monkeypatch.setattr(ChainFeatureMap, "_binary_tokens", staticmethod(lambda prepared: False))
     for w in (np.zeros(fmap.dim), np.random.default_rng(1).normal(size=fmap.dim) * 0.01):
         whole, dl_a, h_a = fmap.separate_sum(w, prep, sparse=True)
         monkeypatch.setattr(ChainFeatureMap, "STATE_CHUNK_NNZ", 700)       # ~5 sentences' tokens a piece
         parts, dl_b, h_b = fmap.separate_sum(w, prep, sparse=True)
-        monkeypatch.undo()
+        monkeypatch.setattr(ChainFeatureMap, "STATE_CHUNK_NNZ", ChainFeatureMap.STATE_CHUNK_NNZ)
         np.testing.assert_array_equal(parts.indices, whole.indices)
         np.testing.assert_array_equal(parts.data, whole.data)
         assert dl_a == dl_b and np.array_equal(h_a, h_b)
+
+
+def test_binary_state_counts_equal_the_scipy_products(ner_slice, monkeypatch):
+    """The 1-slack cut of binary features counted by feature (_state_counts) against the scipy products it replaces
+    (the pieces summed by _state_sum, then _sum_cut): the same indices and the same values, float64 and int32
+    counts, for all examples and a part of them, at w = 0 (every token wrong) and at random w."""
+    fmap = ChainFeatureMap.from_dataset(ner_slice)
+    prep = fmap.prepare(ner_slice)
+    assert ChainFeatureMap._binary_tokens(prep) is True
+    rng = np.random.default_rng(5)
+    for w in (np.zeros(fmap.dim), rng.normal(size=fmap.dim) * 0.01, rng.normal(size=fmap.dim) * 0.1):
+        for idx in (None, np.arange(10, 60)):
+            for counts in (False, True):
+                new = fmap.separate_sum(w, prep, idx, sparse=True, counts=counts)
+                monkeypatch.setattr(ChainFeatureMap, "_binary_tokens", staticmethod(lambda prepared: False))
+                old = fmap.separate_sum(w, prep, idx, sparse=True, counts=counts)
+                monkeypatch.undo()
+                assert new[0].data.dtype == old[0].data.dtype == (np.int32 if counts else np.float64)
+                np.testing.assert_array_equal(new[0].indices, old[0].indices)
+                np.testing.assert_array_equal(new[0].data, old[0].data)
+                assert new[0].indices.dtype == old[0].indices.dtype and new[0].nnz == old[0].nnz > 0
+                assert new[1] == old[1] and np.array_equal(new[2], old[2])
+    # no wrong token and no transition changed: an empty cut
+    from mmprog.features._state_counts import binary_state_cut
+    flat, vals = binary_state_cut(prep.data["X"], np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                  np.zeros(0, np.int64), fmap.n_labels, np.zeros((fmap.n_labels,) * 2), fmap.dim,
+                                  True)
+    assert len(flat) == len(vals) == 0
 
 
 def test_fit_equals_the_one_with_the_stacked_working_set(ner_slice, monkeypatch):
@@ -292,8 +322,9 @@ def test_separate_sum_counts_are_the_float_cut(ner_slice):
 
 
 def test_fit_with_count_cuts_equals_the_one_with_float_cuts(ner_slice, monkeypatch):
-    """The whole max_cuts 1-slack fit with the cuts kept as counts against the same fit with the float rows (the
-    oracle dividing in place, as before): the same rounds, the same objective, bounds and w, bit for bit."""
+    """The whole max_cuts 1-slack fit with the cuts counted by feature and kept as counts against the same fit as
+    before (scipy's products, the float rows divided in place by the oracle): the same rounds, the same objective,
+    bounds and w, bit for bit."""
     kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
     new = mmprog.fit(ner_slice, **kw)
     assert any(seg[1].data.dtype == np.int32 for seg in new.model.ws._segments)
@@ -303,6 +334,7 @@ def test_fit_with_count_cuts_equals_the_one_with_float_cuts(ner_slice, monkeypat
         return orig(self, w, prepared, idx, sparse)
 
     monkeypatch.setattr(ChainFeatureMap, "separate_sum", float_cuts)
+    monkeypatch.setattr(ChainFeatureMap, "_binary_tokens", staticmethod(lambda prepared: False))
     old = mmprog.fit(ner_slice, **kw)
     assert all(seg[1].data.dtype == np.float64 for seg in old.model.ws._segments)
     assert new.n_iter == old.n_iter and new.termination == old.termination

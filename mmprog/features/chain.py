@@ -601,6 +601,13 @@ class ChainFeatureMap:
             cols, vals = [np.arange(d_s * K + K * K)], [flat]
         else:
             sel = np.nonzero((g >= 0) & (lab != g))[0]
+            if first_order and sparse and self._binary_tokens(prepared):
+                # 0/1 template features: counted by feature straight into the cut's arrays (_state_counts), not
+                # summed as scipy products (three (d, K) matrices at once, the fit's peak memory on full NER)
+                from ._state_counts import binary_state_cut
+                flat, vals = binary_state_cut(X, tok[sel], g[sel], lab[sel], K, trans, self.dim, counts)
+                cut = csr_view(vals, flat, np.array([0, len(flat)], dtype=flat.dtype), (1, self.dim))
+                return cut, float(dl.sum()), dl - path
             state = self._state_sum(X, tok[sel], g[sel], lab[sel])
             if first_order:
                 if not sparse:
@@ -666,6 +673,16 @@ class ChainFeatureMap:
             vals[s_nnz:] = t_flat[t_nz]
         del state
         return csr_view(vals, flat, np.array([0, len(flat)], dtype=itype), (1, self.dim))
+
+    @staticmethod
+    def _binary_tokens(prepared):
+        """Whether every stored value of the stacked token matrix is 1 (template indicators); checked once per
+        matrix and kept in ``prepared.data`` beside the matrix it was checked on."""
+        X = prepared.data["X"]
+        seen = prepared.data.get("X_binary")
+        if seen is None or seen[0] is not X:
+            seen = prepared.data["X_binary"] = (X, bool(sp.issparse(X) and X.nnz and np.all(X.data == 1.0)))
+        return seen[1]
 
     #: gathered entries of X per piece of :meth:`_state_sum` (~48 MB at 12 bytes an entry)
     STATE_CHUNK_NNZ = 1 << 22
