@@ -60,8 +60,8 @@ class Cuts:
 class CountCut(Cuts):
     """The 1-slack cut of integer-valued features kept as its integer counts: ΔF = counts / n.
 
-    Σᵢ Δfᵢ of 0/1 template features counts tokens, so the averaged cut is an int32 count vector over n; held that
-    way it takes 8 bytes an entry (int32 index and count) instead of 12 (:class:`~mmprog.programs.working_set.
+    Σᵢ Δfᵢ of 0/1 template features counts tokens, so the averaged cut is an integer count vector over n; held that
+    way it takes 8 bytes an entry (int32 index and count; 6 with int16 counts) instead of 12 (:class:`~mmprog.programs.working_set.
     WorkingSet` keeps the counts, on full CoNLL-2002 NER tens of millions of entries a cut). ``dF`` is the float
     row counts / n made on demand (a copy, for the programs that read rows), the same floats as dividing the sum in
     place; :meth:`violation` reads the counts directly.
@@ -69,7 +69,7 @@ class CountCut(Cuts):
     Parameters
     ----------
     counts : scipy.sparse.csr_matrix, shape (1, dim)
-        Σᵢ Δfᵢ with int32 values, sorted indices, no explicit zeros.
+        Σᵢ Δfᵢ with integer values (int16 or int32), sorted indices, no explicit zeros.
     n : int
         The number of examples averaged over.
     dl : float

@@ -161,7 +161,7 @@ def test_state_block_in_pieces_is_the_same_integers(ner_slice, monkeypatch):
 
 
 def test_binary_state_counts_equal_the_scipy_products(ner_slice, monkeypatch):
-    """The 1-slack cut of binary features counted by feature (_state_counts) against the scipy products it replaces
+    """The 1-slack cut of binary features counted by feature (features._binary) against the scipy products it replaces
     (the pieces summed by _state_sum, then _sum_cut): the same indices and the same values, float64 and int32
     counts, for all examples and a part of them, at w = 0 (every token wrong) and at random w."""
     fmap = ChainFeatureMap.from_dataset(ner_slice)
@@ -175,13 +175,14 @@ def test_binary_state_counts_equal_the_scipy_products(ner_slice, monkeypatch):
                 monkeypatch.setattr(ChainFeatureMap, "_binary_tokens", staticmethod(lambda prepared: False))
                 old = fmap.separate_sum(w, prep, idx, sparse=True, counts=counts)
                 monkeypatch.undo()
-                assert new[0].data.dtype == old[0].data.dtype == (np.int32 if counts else np.float64)
+                # the scipy path makes int32 counts, the counting int16 where they fit
+                assert new[0].data.dtype.kind == old[0].data.dtype.kind == ("i" if counts else "f")
                 np.testing.assert_array_equal(new[0].indices, old[0].indices)
                 np.testing.assert_array_equal(new[0].data, old[0].data)
                 assert new[0].indices.dtype == old[0].indices.dtype and new[0].nnz == old[0].nnz > 0
                 assert new[1] == old[1] and np.array_equal(new[2], old[2])
     # no wrong token and no transition changed: an empty cut
-    from mmprog.features._state_counts import binary_state_cut
+    from mmprog.features._binary import binary_state_cut
     flat, vals = binary_state_cut(prep.data["X"], np.zeros(0, np.int64), np.zeros(0, np.int64),
                                   np.zeros(0, np.int64), fmap.n_labels, np.zeros((fmap.n_labels,) * 2), fmap.dim,
                                   True)
@@ -228,6 +229,8 @@ def _count_cut(rng, dim, nnz, n):
     from mmprog.cuts import CountCut, Cuts
     idx = np.sort(rng.choice(dim, size=nnz, replace=False)).astype(np.int32)
     c = rng.integers(1, 300, size=nnz).astype(np.int32) * rng.choice(np.array([-1, 1], dtype=np.int32), size=nnz)
+    if nnz % 1000 == 0:                              # int16 counts (what later rounds' cuts are held as)
+        c = c.astype(np.int16)
     counts = sp.csr_matrix((c, idx, np.array([0, nnz], dtype=np.int32)), shape=(1, dim))
     dl = float(rng.uniform(1, 2))
     f = c.astype(np.float64)
@@ -260,7 +263,8 @@ def test_count_blocks_give_the_products_of_the_divided_rows():
         np.testing.assert_array_equal(cc.violation(w, xi), cf.violation(w, xi))
         ws_c.add(cc)
         ws_f.add(cf)
-    assert ws_c._segments[0][1].data.dtype == np.int32 and ws_c._segments[0][2] == float(n)
+    assert ws_c._segments[0][1].data.dtype == np.int16 and ws_c._segments[0][2] == float(n)
+    assert ws_c._segments[1][1].data.dtype == np.int32
     assert ws_c.nnz == ws_f.nnz and not ws_c._use_dense()
     # an aggregate of counts rows and a float row (max_cuts' combine), added as a float block
     lam = np.array([0.25, 0.5, 0.25])
@@ -303,7 +307,9 @@ def test_separate_sum_counts_are_the_float_cut(ner_slice):
     for w in (np.zeros(fmap.dim), np.random.default_rng(2).normal(size=fmap.dim) * 0.01):
         f, dl_f, h_f = fmap.separate_sum(w, prep, sparse=True)
         c, dl_c, h_c = fmap.separate_sum(w, prep, sparse=True, counts=True)
-        assert f.data.dtype == np.float64 and c.data.dtype == np.int32
+        assert f.data.dtype == np.float64 and c.data.dtype in (np.int16, np.int32)
+        if np.abs(f.data).max() > np.iinfo(np.int16).max:
+            assert c.data.dtype == np.int32
         np.testing.assert_array_equal(c.indices, f.indices)
         np.testing.assert_array_equal(c.data, f.data)           # the same integers
         assert dl_c == dl_f and np.array_equal(h_c, h_f)
@@ -327,7 +333,7 @@ def test_fit_with_count_cuts_equals_the_one_with_float_cuts(ner_slice, monkeypat
     bounds and w, bit for bit."""
     kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
     new = mmprog.fit(ner_slice, **kw)
-    assert any(seg[1].data.dtype == np.int32 for seg in new.model.ws._segments)
+    assert any(seg[1].data.dtype.kind == "i" for seg in new.model.ws._segments)
     orig = ChainFeatureMap.separate_sum
 
     def float_cuts(self, w, prepared, idx=None, sparse=False, counts=False):
@@ -341,3 +347,38 @@ def test_fit_with_count_cuts_equals_the_one_with_float_cuts(ner_slice, monkeypat
     assert new.primal_objective == old.primal_objective and new.upper_bound == old.upper_bound
     assert [h.objective for h in new.history] == [h.objective for h in old.history]
     np.testing.assert_array_equal(new.w, old.w)
+
+
+def test_binary_scores_are_scipys_product_and_float32_ones_change_nothing(ner_slice, monkeypatch):
+    """The token scores of binary features read from X's indices alone (features._binary.binary_row_scores) are
+    the floats of scipy's X @ W; a dataset whose ones are stored as float32 gives the same cuts and the same
+    whole max_cuts fit, bit for bit, as the float64 one (and as the scipy path)."""
+    from mmprog.datasets.registry import default_data_root
+    from mmprog.features._binary import binary_row_scores
+    fmap = ChainFeatureMap.from_dataset(ner_slice)
+    prep = fmap.prepare(ner_slice)
+    X = prep.data["X"]
+    W = np.random.default_rng(4).normal(size=(X.shape[1], fmap.n_labels))
+    out = np.zeros((X.shape[0], fmap.n_labels))
+    binary_row_scores(X.indptr, X.indices, W, out)
+    np.testing.assert_array_equal(out, X @ W)
+    # the same through the map, for all tokens and for a view of some sentences' rows
+    w = np.random.default_rng(6).normal(size=fmap.dim)
+    for idx in (np.arange(prep.n), np.arange(20, 50), np.array([7, 3, 90])):
+        new = fmap._token_scores(w, prep, idx)[0]
+        monkeypatch.setattr(ChainFeatureMap, "_binary_tokens", staticmethod(lambda prepared: False))
+        old = fmap._token_scores(w, prep, idx)[0]
+        monkeypatch.undo()
+        np.testing.assert_array_equal(new, old)
+    # float32 ones
+    from mmprog.datasets import load_conll
+    from mmprog.features.templates import TemplateExtractor
+    train = load_conll(default_data_root() / "conll2002" / "esp.train.gz", columns=("form", "pos", "ne"))
+    ds32 = TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)), dtype=np.float32)
+    assert ds32.X[0].dtype == np.float32
+    assert all((a != b).nnz == 0 for a, b in zip(ds32.X, ner_slice.X))
+    kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
+    r32, r64 = mmprog.fit(ds32, **kw), mmprog.fit(ner_slice, **kw)
+    assert r32.n_iter == r64.n_iter and r32.primal_objective == r64.primal_objective
+    np.testing.assert_array_equal(r32.w, r64.w)
+    np.testing.assert_array_equal(r32.predict(ner_slice)[0], r64.predict(ner_slice)[0])

@@ -211,7 +211,12 @@ class ChainFeatureMap:
         lengths = np.asarray(dataset.lengths, dtype=np.int64)
         # the sentences of one stacked matrix (a template extractor's) are that matrix again, not a second copy
         X = stacked_view(dataset.X)
-        if X is None or X.dtype != np.float64:
+        if X is not None and X.dtype != np.float64 and not (sp.issparse(X) and X.nnz and np.all(X.data == 1)):
+            # scipy's products would upcast other values every round: one float64 copy here instead. Binary rows
+            # (float32 ones from a template extractor) stay as they are: the fit reads their indices alone
+            # (features._binary)
+            X = None
+        if X is None:
             if any(sp.issparse(x) for x in dataset.X):
                 X = sp.vstack([sp.csr_matrix(x) for x in dataset.X], format="csr", dtype=np.float64)
             else:
@@ -302,7 +307,16 @@ class ChainFeatureMap:
         """
         blocks = self.weights(np.asarray(w, dtype=np.float64))
         tok, row, pos = self._tokens(prepared, idx)
-        node_tok = np.asarray(self._token_rows(prepared, idx, tok) @ blocks["state"])
+        Xt = self._token_rows(prepared, idx, tok)
+        if sp.issparse(Xt) and self._binary_tokens(prepared):
+            # 0/1 features: X's indices alone, the same floats as scipy's product (which would upcast-copy a
+            # float32 value array every round)
+            from ._binary import binary_row_scores
+            node_tok = np.zeros((Xt.shape[0], self.n_labels))
+            binary_row_scores(Xt.indptr, Xt.indices, np.ascontiguousarray(blocks["state"]), node_tok)
+        else:
+            node_tok = np.asarray(Xt @ blocks["state"])
+        del Xt
         if self.bias:
             node_tok = node_tok + blocks["bias"]
         if self.start_stop:
@@ -552,14 +566,15 @@ class ChainFeatureMap:
         Parameters
         ----------
         counts : bool
-            With ``sparse=True`` and the first-order map without edge features: the cut's values as int32 when they
-            are all integers (0/1 template features: Σᵢ Δfᵢ counts tokens), 4 bytes an entry instead of 8 (the
-            caller keeps them, see :attr:`mmprog.cuts.Cuts.counts`); float64 otherwise, as without it.
+            With ``sparse=True`` and the first-order map without edge features: the cut's values as integers when
+            they all are (0/1 template features: Σᵢ Δfᵢ counts tokens), int32 or int16 (when every count fits), 4
+            or 2 bytes an entry instead of 8 (the caller keeps them, see :class:`mmprog.cuts.CountCut`); float64
+            otherwise, as without it.
 
         Returns
         -------
         dF_sum : ndarray, shape (dim,), or scipy.sparse.csr_matrix, shape (1, dim) with ``sparse=True``
-            (explicit zeros removed, indices sorted; int32 values only with ``counts=True``)
+            (explicit zeros removed, indices sorted; integer values only with ``counts=True``)
         dl_sum : float
         hinge : ndarray, shape (B,)
         """
@@ -602,9 +617,9 @@ class ChainFeatureMap:
         else:
             sel = np.nonzero((g >= 0) & (lab != g))[0]
             if first_order and sparse and self._binary_tokens(prepared):
-                # 0/1 template features: counted by feature straight into the cut's arrays (_state_counts), not
+                # 0/1 template features: counted by feature straight into the cut's arrays (_binary), not
                 # summed as scipy products (three (d, K) matrices at once, the fit's peak memory on full NER)
-                from ._state_counts import binary_state_cut
+                from ._binary import binary_state_cut
                 flat, vals = binary_state_cut(X, tok[sel], g[sel], lab[sel], K, trans, self.dim, counts)
                 cut = csr_view(vals, flat, np.array([0, len(flat)], dtype=flat.dtype), (1, self.dim))
                 return cut, float(dl.sum()), dl - path

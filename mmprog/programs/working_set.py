@@ -38,8 +38,9 @@ class WorkingSet:
         # buffer for all rows had to be copied whole when it grew (old and new buffer at once: 2 GB at 83 million
         # entries on full CoNLL-2002 NER) and compacted on every release.
         # A block's values are B.data / div: float64 data and div 1.0, or (a 1-slack cut of 0/1 features, see
-        # Cuts.counts) the int32 counts of the cut and div = n, 8 bytes an entry instead of 12; every product divides
-        # on the fly, which gives the same floats as the divided row (see _sparse_rows).
+        # CountCut) the integer counts of the cut (int32, or int16 when they fit) and div = n, 8 or 6 bytes an entry
+        # instead of 12; every product divides on the fly, which gives the same floats as the divided row (see
+        # _sparse_rows).
         self._itype = np.int32 if dim < np.iinfo(np.int32).max else np.int64
         self._segments = []           # [first row, CSR block (rows, dim), div], in row order
         self._nnz = 0
