@@ -49,25 +49,3 @@ def keep_freed_memory():
     if mallopt(M_MMAP_MAX, 0) != 1 or mallopt(M_TRIM_THRESHOLD, 2**31 - 1) != 1:
         return "mallopt refused: the system allocator is used"
     return "kept"
-
-
-def release_freed_memory():
-    """Hand the free pages inside the heap back to the operating system now (glibc ``malloc_trim(0)``).
-
-    Why: with :func:`keep_freed_memory` the heap never shrinks, so the memory a data preparation freed (the template
-    extraction's work arrays on CoNLL-2002 NER) stays resident through the fit, and the fit's arrays only partly
-    fit into its holes. One trim between the two returns those pages; the fit's own freed memory is still kept
-    (the allocator settings are unchanged), so its rounds do not pay for fresh pages again.
-
-    Returns
-    -------
-    bool
-        Whether memory was released (False when not glibc or nothing was free).
-    """
-    name = ctypes.util.find_library("c")
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError, TypeError):
-        return False
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return bool(trim(0))
