@@ -268,7 +268,7 @@ class Oracle:
                 pass
             else:
                 if dF_sum.data.dtype.kind == "i":
-                    # integer counts (0/1 features): kept as they are, divided by n where read (8 bytes an entry)
+                    # integer counts (0/1 features): kept as they are, divided by n where read (6–8 bytes an entry)
                     return CountCut(dF_sum, n, dl_sum / n), hinge
                 dF_sum.data /= n        # in place: the map's fresh row (a copy per round was 12 bytes an entry more)
                 return Cuts(np.zeros(1, dtype=np.int64), dF_sum, np.array([dl_sum / n])), hinge

@@ -296,7 +296,7 @@ class ChainFeatureMap:
         Returns
         -------
         node_tok : ndarray, shape (N, K)
-            One BLAS product of the token rows with the state block.
+            One product of the token rows with the state block (binary rows: summed from their indices).
         edge : ndarray, shape (K, K)
         tok, row, pos : ndarray of int, shape (N,)
             Global token row, batch row and position of every stacked token.
