@@ -332,8 +332,8 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
                     else:
                         new = cand
                         # R_emp(w) − R_ws(w): averaged risks; ξ of the 1-slack master is already on the average
-                        # scale
-                        max_violation = float(new.dl[0] - (new.dF @ w)[0] - xi[0])
+                        # scale (the cut's own violation: a CountCut reads its counts without making the float row)
+                        max_violation = float(new.violation(w, xi)[0])
                 t_oracle = time.perf_counter() - t0
                 timings["oracle"] += t_oracle
                 termination = should_stop(max_violation, eps, it - 1, max_iter, time.perf_counter() - t_start,

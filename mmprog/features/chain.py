@@ -211,7 +211,12 @@ class ChainFeatureMap:
         lengths = np.asarray(dataset.lengths, dtype=np.int64)
         # the sentences of one stacked matrix (a template extractor's) are that matrix again, not a second copy
         X = stacked_view(dataset.X)
-        if X is None or X.dtype != np.float64:
+        if X is not None and X.dtype != np.float64 and not (sp.issparse(X) and X.nnz and np.all(X.data == 1)):
+            # scipy's products would upcast other values every round: one float64 copy here instead. Binary rows
+            # (float32 ones from a template extractor) stay as they are: the fit reads their indices alone
+            # (features._binary)
+            X = None
+        if X is None:
             if any(sp.issparse(x) for x in dataset.X):
                 X = sp.vstack([sp.csr_matrix(x) for x in dataset.X], format="csr", dtype=np.float64)
             else:
@@ -291,7 +296,7 @@ class ChainFeatureMap:
         Returns
         -------
         node_tok : ndarray, shape (N, K)
-            One BLAS product of the token rows with the state block.
+            One product of the token rows with the state block (binary rows: summed from their indices).
         edge : ndarray, shape (K, K)
         tok, row, pos : ndarray of int, shape (N,)
             Global token row, batch row and position of every stacked token.
@@ -302,7 +307,16 @@ class ChainFeatureMap:
         """
         blocks = self.weights(np.asarray(w, dtype=np.float64))
         tok, row, pos = self._tokens(prepared, idx)
-        node_tok = np.asarray(self._token_rows(prepared, idx, tok) @ blocks["state"])
+        Xt = self._token_rows(prepared, idx, tok)
+        if sp.issparse(Xt) and self._binary_tokens(prepared):
+            # 0/1 features: X's indices alone, the same floats as scipy's product (which would upcast-copy a
+            # float32 value array every round)
+            from ._binary import binary_row_scores
+            node_tok = np.zeros((Xt.shape[0], self.n_labels))
+            binary_row_scores(Xt.indptr, Xt.indices, np.ascontiguousarray(blocks["state"]), node_tok)
+        else:
+            node_tok = np.asarray(Xt @ blocks["state"])
+        del Xt
         if self.bias:
             node_tok = node_tok + blocks["bias"]
         if self.start_stop:
@@ -529,7 +543,7 @@ class ChainFeatureMap:
         dF = sp.hstack([state, sp.csr_matrix(trans)], format="csr")
         return dF, self.loss(prepared, idx, labelings)
 
-    def separate_sum(self, w, prepared, idx=None, sparse=False):
+    def separate_sum(self, w, prepared, idx=None, sparse=False, counts=False):
         """The 1-slack separation in one pass: Σᵢ Δfᵢ(ŷᵢ) and Σᵢ Δℓᵢ(ŷᵢ) of the most violated labelings, with the
         per-example hinge losses, without building per-example ΔF rows.
 
@@ -549,10 +563,18 @@ class ChainFeatureMap:
         :func:`mmprog.inference._compiled.chain2_separate_sum` (Viterbi over label pairs), which also gives the
         trigram block.
 
+        Parameters
+        ----------
+        counts : bool
+            With ``sparse=True`` and the first-order map without edge features: the cut's values as integers when
+            they all are (0/1 template features: Σᵢ Δfᵢ counts tokens), int32 or int16 (when every count fits), 4
+            or 2 bytes an entry instead of 8 (the caller keeps them, see :class:`mmprog.cuts.CountCut`); float64
+            otherwise, as without it.
+
         Returns
         -------
         dF_sum : ndarray, shape (dim,), or scipy.sparse.csr_matrix, shape (1, dim) with ``sparse=True``
-            (explicit zeros removed, indices sorted)
+            (explicit zeros removed, indices sorted; integer values only with ``counts=True``)
         dl_sum : float
         hinge : ndarray, shape (B,)
         """
@@ -594,11 +616,18 @@ class ChainFeatureMap:
             cols, vals = [np.arange(d_s * K + K * K)], [flat]
         else:
             sel = np.nonzero((g >= 0) & (lab != g))[0]
+            if first_order and sparse and self._binary_tokens(prepared):
+                # 0/1 template features: counted by feature straight into the cut's arrays (_binary), not
+                # summed as scipy products (three (d, K) matrices at once, the fit's peak memory on full NER)
+                from ._binary import binary_state_cut
+                flat, vals = binary_state_cut(X, tok[sel], g[sel], lab[sel], K, trans, self.dim, counts)
+                cut = csr_view(vals, flat, np.array([0, len(flat)], dtype=flat.dtype), (1, self.dim))
+                return cut, float(dl.sum()), dl - path
             state = self._state_sum(X, tok[sel], g[sel], lab[sel])
             if first_order:
                 if not sparse:
                     return np.concatenate([state.toarray().ravel(), trans.ravel()]), float(dl.sum()), dl - path
-                return self._sum_cut(state, trans), float(dl.sum()), dl - path
+                return self._sum_cut(state, trans, counts), float(dl.sum()), dl - path
             state.sum_duplicates()
             coo = state.tocoo()
             cols = [coo.row.astype(np.int64) * K + coo.col, d_s * K + np.arange(K * K)]
@@ -620,12 +649,17 @@ class ChainFeatureMap:
         dF.eliminate_zeros()
         return dF, float(dl.sum()), dl - path
 
-    def _sum_cut(self, state, trans):
+    def _sum_cut(self, state, trans, counts=False):
         """Σᵢ Δfᵢ of a map without edge features as one CSR row, from its state block (d, K) and transitions (K, K).
 
         Canonical CSR (rows in order, sorted columns) makes the flat index j·K + k ascend; it is written straight
         into the cut's arrays (int32 where dim allows), not through COO and concatenations (each a copy of the cut,
         10–40 million entries on full CoNLL-2002 NER).
+
+        Parameters
+        ----------
+        counts : bool
+            Values as int32 when all are integers of int32's range (checked entry by entry, so exact), else float64.
 
         Returns
         -------
@@ -642,11 +676,28 @@ class ChainFeatureMap:
         flat[:s_nnz] = np.repeat(np.arange(d, dtype=itype) * itype(K), np.diff(state.indptr))
         flat[:s_nnz] += state.indices
         flat[s_nnz:] = d * K + t_nz
-        vals = np.empty(len(flat))
-        vals[:s_nnz] = state.data
-        vals[s_nnz:] = t_flat[t_nz]
+        vals = None
+        if counts:
+            from ..programs._sparse_rows import integer_counts
+            vals = np.empty(len(flat), dtype=np.int32)
+            if not (integer_counts(state.data, vals[:s_nnz]) and integer_counts(t_flat[t_nz], vals[s_nnz:])):
+                vals = None           # real-valued features: the float row
+        if vals is None:
+            vals = np.empty(len(flat))
+            vals[:s_nnz] = state.data
+            vals[s_nnz:] = t_flat[t_nz]
         del state
         return csr_view(vals, flat, np.array([0, len(flat)], dtype=itype), (1, self.dim))
+
+    @staticmethod
+    def _binary_tokens(prepared):
+        """Whether every stored value of the stacked token matrix is 1 (template indicators); checked once per
+        matrix and kept in ``prepared.data`` beside the matrix it was checked on."""
+        X = prepared.data["X"]
+        seen = prepared.data.get("X_binary")
+        if seen is None or seen[0] is not X:
+            seen = prepared.data["X_binary"] = (X, bool(sp.issparse(X) and X.nnz and np.all(X.data == 1.0)))
+        return seen[1]
 
     #: gathered entries of X per piece of :meth:`_state_sum` (~48 MB at 12 bytes an entry)
     STATE_CHUNK_NNZ = 1 << 22

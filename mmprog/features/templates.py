@@ -739,7 +739,7 @@ class TemplateExtractor:
         """:meth:`fit` then :meth:`transform` on the same sentences."""
         return self.fit(sentences).transform(sentences, dtype=dtype)
 
-    def to_dataset(self, corpus, label_names=None, unknown="error", name=None):
+    def to_dataset(self, corpus, label_names=None, unknown="error", name=None, dtype=np.float64):
         """A :class:`mmprog.datasets.SequenceDataset` from a token corpus (fits on it first if not fitted).
 
         Parameters
@@ -753,6 +753,10 @@ class TemplateExtractor:
             What to do with a label missing from ``label_names`` (see ``TokenCorpus.to_sequence_dataset``).
         name : str, optional
             Dataset name (default: the corpus name).
+        dtype : numpy float dtype
+            Dtype of the stored ones (:meth:`transform`). The chain map reads binary features from their indices
+            alone (:mod:`mmprog.features._binary`), so float32 halves the value array at no cost to the fit
+            (140 MB on full CoNLL-2002 NER).
 
         Returns
         -------
@@ -763,7 +767,7 @@ class TemplateExtractor:
         """
         if not self._fitted:
             self.fit(corpus)
-        X = self.transform(corpus)
+        X = self.transform(corpus, dtype=dtype)
         if label_names is None and self.label_names_ is not None:
             label_names = self.label_names_
         ds = corpus.to_sequence_dataset(X, label_names=label_names, groups=self.groups_,

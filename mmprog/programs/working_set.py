@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..features.base import csr_view
-from ._sparse_rows import row_dots, rows_tdot, weighted_union
+from ._sparse_rows import row_dots, rows_dot, rows_tdot, weighted_union
 
 
 def values_of(variables):
@@ -37,8 +37,12 @@ class WorkingSet:
         # own arrays: adding copies nothing that is held already, and a released row frees its memory. One growable
         # buffer for all rows had to be copied whole when it grew (old and new buffer at once: 2 GB at 83 million
         # entries on full CoNLL-2002 NER) and compacted on every release.
+        # A block's values are B.data / div: float64 data and div 1.0, or (a 1-slack cut of 0/1 features, see
+        # CountCut) the integer counts of the cut (int32, or int16 when they fit) and div = n, 8 or 6 bytes an entry
+        # instead of 12; every product divides on the fly, which gives the same floats as the divided row (see
+        # _sparse_rows).
         self._itype = np.int32 if dim < np.iinfo(np.int32).max else np.int64
-        self._segments = []           # [first row, CSR block (rows, dim)], in row order
+        self._segments = []           # [first row, CSR block (rows, dim), div], in row order
         self._nnz = 0
         self._dF = None
         self._example = []
@@ -54,15 +58,23 @@ class WorkingSet:
         return len(self._dl)
 
     def add(self, cuts):
-        """Append a batch of cuts; returns their positions."""
+        """Append a batch of cuts; returns their positions.
+
+        Cuts that carry their ΔF as integer counts (:attr:`~mmprog.cuts.Cuts.counts`, a 1-slack cut of 0/1
+        features) are kept as those counts, without making the float rows."""
         start = self.size
-        B = sp.csr_matrix(cuts.dF)
+        counts = getattr(cuts, "counts", None)
+        if counts is not None:
+            B, div = counts
+            div = float(div)
+        else:
+            B, div = sp.csr_matrix(cuts.dF), 1.0
         B.sum_duplicates()
         if B.data.base is not None or B.indices.base is not None or B.indices.dtype != self._itype:
             # the block is kept: it must own its arrays (a view would keep a larger buffer alive)
             B = sp.csr_matrix((B.data.copy(), B.indices.astype(self._itype), B.indptr.copy()), shape=B.shape)
         if B.shape[0]:
-            self._segments.append([start, B])
+            self._segments.append([start, B, div])
             self._nnz += B.nnz
         self._dF = None
         self._example.extend(int(e) for e in cuts.example)
@@ -73,7 +85,8 @@ class WorkingSet:
 
     @property
     def nnz(self):
-        """Non-zeros held for the ΔF rows (the working set's memory is ≈ 12 bytes per non-zero)."""
+        """Non-zeros held for the ΔF rows (the working set's memory is ≈ 8 bytes per non-zero of a counts block,
+        12 of a float block)."""
         return self._nnz
 
     def release(self, positions):
@@ -100,7 +113,7 @@ class WorkingSet:
         gone = np.zeros(self.size, dtype=bool)
         gone[pos] = True
         for seg in self._segments:
-            first, B = seg
+            first, B = seg[0], seg[1]
             mine = gone[first: first + B.shape[0]]
             if not mine.any() or not B.nnz:
                 continue
@@ -148,35 +161,35 @@ class WorkingSet:
             raise ParameterError(f"cuts {released} were released: their ΔF rows are gone")
         # wa·a + wb·b pairwise (the first row enters with its weight, uncopied): the aggregate of S on full NER is
         # tens of millions of entries, so each copy of it counts
-        idx, val, scale = np.zeros(0, dtype=self._itype), np.zeros(0), 1.0
+        idx, val, scale, div = np.zeros(0, dtype=self._itype), np.zeros(0), 1.0, 1.0
         for k, p in enumerate(positions):
-            p_idx, p_val = self._row(p)
+            p_idx, p_val, p_div = self._row(p)
             if k == 0:
-                idx, val, scale = p_idx, p_val, weights[0]
+                idx, val, scale, div = p_idx, p_val, weights[0], p_div
             else:
-                idx, val = weighted_union(idx, val, scale, p_idx, p_val, weights[k])
-                scale = 1.0
+                idx, val = weighted_union(idx, val, scale, p_idx, p_val, weights[k], div, p_div)
+                scale, div = 1.0, 1.0
         if len(positions) == 1:
-            idx, val = weighted_union(idx, val, scale, idx[:0], val[:0], 0.0)
+            idx, val = weighted_union(idx, val, scale, idx[:0], val[:0], 0.0, div, 1.0)
         row = csr_view(val, idx, np.array([0, len(idx)], dtype=self._itype), (1, self.dim))
         dl = float(weights @ self.dl_array()[positions])
         return row, dl
 
     def _row(self, p):
-        """ΔF_p's sorted indices and values (views of its block)."""
-        first, B = self._segments[self._segment_of(p)]
+        """ΔF_p's sorted indices, stored values (views of its block) and their divisor: ΔF_p = values / div."""
+        first, B, div = self._segments[self._segment_of(p)]
         lo, hi = B.indptr[p - first], B.indptr[p - first + 1]
-        return B.indices[lo:hi], B.data[lo:hi]
+        return B.indices[lo:hi], B.data[lo:hi], div
 
     def _segment_of(self, p):
-        starts = [first for first, _ in self._segments]
+        starts = [seg[0] for seg in self._segments]
         return int(np.searchsorted(starts, p, side="right")) - 1
 
     def dF(self):
         """All ΔF_r stacked, CSR (r, dim): the one block itself, or the blocks concatenated (a copy, kept until the
         next add or release; the engine's m3n/1-slack path never asks for it)."""
         if self._dF is None:
-            blocks = [B for _, B in self._segments]
+            blocks = [self._float_block(B, div) for _, B, div in self._segments]
             if len(blocks) == 1:
                 self._dF = blocks[0]
             elif not blocks:
@@ -184,6 +197,14 @@ class WorkingSet:
             else:
                 self._dF = sp.vstack(blocks, format="csr")
         return self._dF
+
+    @staticmethod
+    def _float_block(B, div):
+        """The block with its values as float64 (B itself when it holds them): counts divided by their n, the
+        floats the divided row held."""
+        if div == 1.0 and B.data.dtype == np.float64:
+            return B
+        return sp.csr_matrix((B.data / div, B.indices, B.indptr), shape=B.shape)
 
     def dl_array(self):
         return np.asarray(self._dl, dtype=np.float64)
@@ -210,9 +231,10 @@ class WorkingSet:
                 grown = np.zeros((max(r, 2 * (0 if buf is None else buf.shape[0]), 16), self.dim))
                 grown[:done] = self._D[:done] if done else 0.0
                 self._D_buffer = buf = grown
-            for first, B in self._segments:       # the blocks holding rows done..r-1
+            for first, B, div in self._segments:       # the blocks holding rows done..r-1
                 if first + B.shape[0] > done:
-                    buf[max(first, done): first + B.shape[0]] = B[max(0, done - first):].toarray()
+                    rows = self._float_block(B, div)[max(0, done - first):]
+                    buf[max(first, done): first + B.shape[0]] = rows.toarray()
             self._D = buf[:r]          # a view: release() zeroes freed rows in place
         return self._D
 
@@ -226,7 +248,18 @@ class WorkingSet:
         """ΔF w, shape (r,): every cut's margin at w."""
         if self._use_dense():
             return self._dense() @ w
-        return np.concatenate([B @ w for _, B in self._segments]) if self._segments else np.zeros(0)
+        if not self._segments:
+            return np.zeros(0)
+        w = np.asarray(w, dtype=np.float64)
+        parts = []
+        for _, B, div in self._segments:
+            if div == 1.0 and B.data.dtype == np.float64:
+                parts.append(B @ w)
+            else:           # scipy would upcast the counts (a float copy) and not divide
+                out = np.empty(B.shape[0])
+                rows_dot(B.indptr, B.indices, B.data, div, w, out)
+                parts.append(out)
+        return np.concatenate(parts)
 
     def tdot(self, alpha, out=None):
         """ΔFᵀ α, shape (dim,), without copying rows out (a row selection of the support copied most of the
@@ -246,8 +279,8 @@ class WorkingSet:
             out = np.zeros(self.dim)
         else:
             out[:] = 0.0
-        for first, B in self._segments:
-            rows_tdot(B.indptr, B.indices, B.data, alpha[first: first + B.shape[0]], out)
+        for first, B, div in self._segments:
+            rows_tdot(B.indptr, B.indices, B.data, div, alpha[first: first + B.shape[0]], out)
         return out
 
     def gram_rows(self, positions):
@@ -261,10 +294,11 @@ class WorkingSet:
         # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
         out = np.zeros((len(positions), self.size))
         for k, p in enumerate(positions):
-            p_idx, p_val = self._row(p)
-            for first, B in self._segments:
+            p_idx, p_val, p_div = self._row(p)
+            for first, B, div in self._segments:
                 if B.nnz:
-                    row_dots(B.indptr, B.indices, B.data, p_idx, p_val, out[k, first: first + B.shape[0]])
+                    row_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div,
+                             out[k, first: first + B.shape[0]])
         return out
 
     def gram(self):
