@@ -82,8 +82,10 @@ def _bucket(indptr, indices, tok, g, y, K, ptr, codes):
 
 
 @njit(**_JIT)
-def _count_entries(ptr, codes, K):
-    """The non-zeros of the block (each feature's K counts summed in turn) and their largest magnitude."""
+def _sweep_entries(ptr, codes, K, flat, vals, write):
+    """The block's non-zeros, feature by feature (each feature's K counts summed in turn): their number and largest
+    magnitude, and with ``write`` their flat indices j·K + k (ascending) and counts into ``flat`` and ``vals``. Called
+    twice, first to size the arrays, then to fill them (the same sweep, so the two passes cannot disagree)."""
     d = ptr.shape[0] - 1
     end = codes.shape[0]
     acc = np.zeros(K, dtype=np.int64)
@@ -99,33 +101,13 @@ def _count_entries(ptr, codes, K):
             acc[codes[q] % K] -= 1
         for k in range(K):
             if acc[k] != 0:
+                if write:
+                    flat[total] = j * K + k
+                    vals[total] = acc[k]
                 total += 1
                 largest = max(largest, abs(acc[k]))
                 acc[k] = 0
     return total, largest
-
-
-@njit(**_JIT)
-def _write_entries(ptr, codes, K, flat, vals):
-    """Write the block's non-zeros as flat indices j·K + k (ascending) and their counts."""
-    d = ptr.shape[0] - 1
-    end = codes.shape[0]
-    acc = np.zeros(K, dtype=np.int64)
-    at = 0
-    for j in range(d):
-        lo = ptr[j + 1]
-        hi = ptr[j + 2] if j + 1 < d else end
-        if lo == hi:
-            continue
-        for q in range(lo, hi):
-            acc[codes[q] // K] += 1
-            acc[codes[q] % K] -= 1
-        for k in range(K):
-            if acc[k] != 0:
-                flat[at] = j * K + k
-                vals[at] = acc[k]
-                at += 1
-                acc[k] = 0
 
 
 def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
@@ -162,7 +144,7 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
     codes = np.empty(entries, dtype=np.int16 if K * K <= np.iinfo(np.int16).max else np.int32)
     _bucket(X.indptr, X.indices, tok, np.ascontiguousarray(g, dtype=np.int64),
             np.ascontiguousarray(y, dtype=np.int64), K, ptr, codes)
-    s_nnz, largest = _count_entries(ptr, codes, K)
+    s_nnz, largest = _sweep_entries(ptr, codes, K, np.empty(0, np.int64), np.empty(0, np.int64), False)
     t_flat = np.asarray(trans, dtype=np.float64).ravel()
     t_nz = np.flatnonzero(t_flat)
     t_vals = t_flat[t_nz]
@@ -175,7 +157,7 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
     itype = np.int32 if dim < np.iinfo(np.int32).max else np.int64
     flat = np.empty(s_nnz + len(t_nz), dtype=itype)
     vals = np.empty(len(flat), dtype=vtype)
-    _write_entries(ptr, codes, K, flat, vals)
+    _sweep_entries(ptr, codes, K, flat, vals, True)
     del ptr, codes
     flat[s_nnz:] = d * K + t_nz
     vals[s_nnz:] = t_vals             # integers of the value type's range when vtype is an integer type
