@@ -138,10 +138,14 @@ def _out_prefix(p, ty, first, to):
     return out
 
 
-def _decode(out, ty, types, lens):
+def _tag_strings(out, ty, types):
+    """The tag string of every token from its prefix code and type id: object array, shape (n_tokens,)."""
     names = np.array(["O"] + [f"{_LETTER[c]}-{t}" for c in range(1, 5) for t in types], dtype=object)
-    code = np.where(out == _O, 0, 1 + (out - 1) * len(types) + ty)
-    flat = names[code].tolist()
+    return names[np.where(out == _O, 0, 1 + (out - 1) * len(types) + ty)]
+
+
+def _decode(out, ty, types, lens):
+    flat = _tag_strings(out, ty, types).tolist()
     ends = np.cumsum(lens).tolist()
     return [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
@@ -219,9 +223,7 @@ def from_iobes_ids(label_names, ids, first, scheme="bio"):
     pref = np.array([c for c, _ in codes], dtype=np.int64)
     ids = np.asarray(ids, dtype=np.int64)
     p, ty = pref[ids], tid[ids]
-    out = _out_prefix(p, ty, np.asarray(first, dtype=bool), scheme)
-    names = np.array(["O"] + [f"{_LETTER[c]}-{t}" for c in range(1, 5) for t in types], dtype=object)
-    return names[np.where(out == _O, 0, 1 + (out - 1) * len(types) + ty)]
+    return _tag_strings(_out_prefix(p, ty, np.asarray(first, dtype=bool), scheme), ty, list(types))
 
 
 def detect_file_scheme(tags) -> str:

@@ -37,6 +37,11 @@ def _sequence_offsets(lengths):
     return offsets
 
 
+def _binary_matrix(X):
+    """Whether X is sparse with every stored value 1 (template indicators, read from their indices alone)."""
+    return bool(sp.issparse(X) and X.nnz and np.all(X.data == 1))
+
+
 def _gold_minus_decoded(gold, decoded, width):
     """E_gold − E_decoded: one row per token (or step), +1 in column ``gold[i]`` and −1 in ``decoded[i]``.
 
@@ -211,7 +216,7 @@ class ChainFeatureMap:
         lengths = np.asarray(dataset.lengths, dtype=np.int64)
         # the sentences of one stacked matrix (a template extractor's) are that matrix again, not a second copy
         X = stacked_view(dataset.X)
-        if X is not None and X.dtype != np.float64 and not (sp.issparse(X) and X.nnz and np.all(X.data == 1)):
+        if X is not None and X.dtype != np.float64 and not _binary_matrix(X):
             # scipy's products would upcast other values every round: one float64 copy here instead. Binary rows
             # (float32 ones from a template extractor) stay as they are: the fit reads their indices alone
             # (features._binary)
@@ -696,7 +701,7 @@ class ChainFeatureMap:
         X = prepared.data["X"]
         seen = prepared.data.get("X_binary")
         if seen is None or seen[0] is not X:
-            seen = prepared.data["X_binary"] = (X, bool(sp.issparse(X) and X.nnz and np.all(X.data == 1.0)))
+            seen = prepared.data["X_binary"] = (X, _binary_matrix(X))
         return seen[1]
 
     #: gathered entries of X per piece of :meth:`_state_sum` (~48 MB at 12 bytes an entry)
