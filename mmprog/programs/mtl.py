@@ -26,8 +26,8 @@ Forms and routes
 ----------------
 * ``form="dual"`` (default): the QCQP (6) as a Pyomo model — variables ``alpha`` (one per cut, ``model.ws``
   components), ``theta``; constraints ``budget[i]`` and ``quad[j]``: ½αᵀQʲα − θ ≤ 0, one per template; objective
-  ``linear − theta``. Qʲ is grown by one row and column per cut from one sparse product of the new cut rows, split
-  by template, with all cut rows (:class:`TemplateGram`). With ``solver="ipopt"`` the QCQP is handed to Ipopt
+  ``linear − theta``. Qʲ is grown by one row and column per cut, the new cut's row merged with every held cut row
+  and each product added to its column's template (:class:`TemplateGram`, from the working set's blocks). With ``solver="ipopt"`` the QCQP is handed to Ipopt
   (cyipopt) from these arrays — the quad constraints, their Jacobian Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks —
   because Pyomo's expression route re-walks m·s²/2 quadratic terms per solve (measured here for m = 134 templates:
   10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under a second from the arrays). The α, θ values
