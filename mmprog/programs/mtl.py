@@ -26,14 +26,14 @@ Forms and routes
 ----------------
 * ``form="dual"`` (default): the QCQP (6) as a Pyomo model — variables ``alpha`` (one per cut, ``model.ws``
   components), ``theta``; constraints ``budget[i]`` and ``quad[j]``: ½αᵀQʲα − θ ≤ 0, one per template; objective
-  ``linear − theta``. Qʲ is grown by one row and column per cut, the new cut's row merged with every held cut row
-  and each product added to its column's template (:class:`TemplateGram`, from the working set's blocks). With ``solver="ipopt"`` the QCQP is handed to Ipopt
-  (cyipopt) from these arrays — the quad constraints, their Jacobian Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks —
-  because Pyomo's expression route re-walks m·s²/2 quadratic terms per solve (measured here for m = 134 templates:
-  10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under a second from the arrays). The α, θ values
-  and the multipliers are loaded back into the Pyomo model, which stays the statement of the program: the quadratic
-  expressions are written into it on demand (:meth:`MTL.materialise`, called before exports and before solves
-  through any other solver, e.g. MOSEK or Gurobi, or with ``native=False``).
+  ``linear − theta``. Qʲ is grown by one row and column per cut, the new cut's row merged with every held cut row and
+  each product added to its column's template (:class:`TemplateGram`, from the working set's blocks). With
+  ``solver="ipopt"`` the QCQP is handed to Ipopt (cyipopt) from these arrays — the quad constraints, their Jacobian
+  Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks — because Pyomo's expression route re-walks m·s²/2 quadratic terms
+  per solve (measured here for m = 134 templates: 10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under
+  a second from the arrays). The α, θ values and the multipliers are loaded back into the Pyomo model, which stays the
+  statement of the program: the quadratic expressions are written into it on demand (:meth:`MTL.materialise`, called
+  before exports and before solves through any other solver, e.g. MOSEK or Gurobi, or with ``native=False``).
 * ``form="primal"``: the second-order-cone program (5) as a Pyomo model — ``w``, ``xi``, ``u``, ``rho``; cuts,
   ``norm_sum``: Σⱼ ρⱼ ≤ u, ``cone[j]``: ‖wⱼ‖² ≤ ρⱼ² (ρ ≥ 0), objective ½u² + C·scale·Σξ (Appendix A of the paper).
   For conic solvers (MOSEK, Gurobi); Ipopt takes it in this smooth QCQP form. The template weights of the primal are
@@ -70,8 +70,8 @@ def template_groups(dims):
 
     The ids are held in the narrowest of int16 (fewer than 32,769 templates) and int32: a vector as long as w, which
     the template programs keep for the whole fit (an int64 one was 424 MB on full CoNLL-2002 NER, 53 million joint
-    features, and the kernels over it read a quarter of the bytes). Converted in place of the map's array when its
-    dtype differs, never held twice.
+    features, and the kernels over it read a quarter of the bytes). The map's array is converted only when its
+    dtype differs.
 
     Returns
     -------
