@@ -669,8 +669,9 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
     return 0.5 * float(np.sqrt(group_sq_norms(w, groups, n_templates)).sum()) ** 2 + C_scaled * float(np.sum(xi))
 
 
-__all__ = ["MTL", "TemplateGram", "NegatedRows", "solve_qcqp_ipopt", "template_groups",
-           "group_sq_norms", "group_dtype", "template_combination", "feasible_alpha", "mtl_objective", "REMOVED_BELOW", "TemplateNormsOfLastSolution"]
+__all__ = ["MTL", "TemplateGram", "NegatedRows", "solve_qcqp_ipopt", "template_groups", "group_sq_norms",
+           "group_dtype", "template_combination", "feasible_alpha", "mtl_objective", "REMOVED_BELOW",
+           "TemplateNormsOfLastSolution"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
