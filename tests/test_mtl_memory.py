@@ -233,11 +233,12 @@ def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, progra
         patch_old_path(mp)
         old = mmprog.fit(ner_slice, **kw)
     _same_fit(new, old)
-    # the cut vectors of the last solution: stacked on first use, the rows of its round (aggregated rows included)
+    # the cut vectors of the last solution are not stacked by the fit; its round's aggregation released some of its
+    # rows afterwards (max_cuts), and the lazy view says so instead of holding them for one more round
     P = new.cut_p
-    assert P._stacked is None
-    assert P.shape == (len(new.alpha), new.fmap.dim)
-    np.testing.assert_array_equal(P.toarray(), old.cut_p.toarray())
+    assert P._stacked is None and P.shape == (len(new.alpha), new.fmap.dim) and "NegatedRows" in repr(P)
+    with pytest.raises(mmprog.exceptions.ParameterError, match="released"):
+        P.toarray()
 
 
 def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
@@ -254,3 +255,32 @@ def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
         patch_old_path(mp)
         old = mmprog.fit(ds, **kw)
     _same_fit(new, old)
+    assert new.cut_p._stacked is None
+    np.testing.assert_array_equal(new.cut_p.toarray(), old.cut_p.toarray())
+    np.testing.assert_array_equal(new.cut_p @ new.w, old.cut_p @ old.w)
+
+
+def test_rows_snapshot_is_the_rows_of_its_moment():
+    """A solution's rows: later cuts are not in it, rows released before it read as released, rows released after
+    it are refused (ParameterError), and nothing is stacked until asked."""
+    rng = np.random.default_rng(14)
+    dim, n = 30_000, 77
+    ws = WorkingSet(dim)
+    for k in range(3):
+        ws.add(_count_cut(rng, dim, 500, n, np.int16))
+    ws.add(_float_cuts(rng, 2, dim, 400))
+    ws.active[1] = False
+    ws.release([1])
+    snap = ws.rows()
+    want = ws.dF().copy()
+    assert snap.shape == want.shape == (5, dim) and snap.nnz == want.nnz
+    ws.add(_count_cut(rng, dim, 600, n, np.int32))
+    P = mtl_module.NegatedRows(snap)
+    assert P._stacked is None
+    np.testing.assert_array_equal(P.toarray(), -want.toarray())
+    later = ws.rows()
+    ws.active[3] = False
+    ws.release([3])
+    with pytest.raises(mmprog.exceptions.ParameterError, match=r"cuts \[3\] were released"):
+        later.tocsr()
+    np.testing.assert_array_equal(ws.rows().tocsr().toarray(), ws.dF().toarray())

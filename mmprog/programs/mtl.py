@@ -582,7 +582,8 @@ class NegatedRows:
     cut data, which the results would otherwise duplicate every round).
 
     Built on a :class:`~mmprog.programs.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
-    first use: a fit reads them only for checks and exports) or on a matrix.
+    first use: a fit reads them only for checks and exports; an error if ``drop_after`` / ``max_cuts`` released some
+    of them since) or on a matrix.
 
     Supports ``shape``, ``toarray()``, ``tocsr()``, ``P @ x``, ``P.T @ y`` and ``P[r]``.
     """
@@ -615,7 +616,8 @@ class NegatedRows:
         return _NegatedTranspose(self._F)
 
     def __repr__(self):
-        return f"NegatedRows(shape={self.shape}, nnz={self._src.nnz})"
+        # the nnz only once stacked: a repr must neither stack nor fail on rows released since
+        return f"NegatedRows(shape={self.shape}" + (f", nnz={self._stacked.nnz})" if self._stacked is not None else ")")
 
 
 class _NegatedTranspose:
