@@ -63,6 +63,50 @@ def row_dots(indptr, indices, data, div, p_idx, p_val, p_div, out):
 
 
 @njit(**_JIT)
+def row_group_dots(indptr, indices, data, div, p_idx, p_val, p_div, groups, out):
+    """out[j, q] += ⟨F_{q,j}, p_j⟩ for every row q of a CSR matrix F (values ``data / div``) and every group j: the
+    products of the shared columns binned by the group of their column (``groups[col]``).
+
+    The per-template Gram rows Qʲ of multiple template learning (Mao & Tsang's Qʲ_{r,r'} = ⟨ΔF̄_{r,j}, ΔF̄_{r',j}⟩)
+    in one merge per row pair. Each bin is summed in ascending column order from ``out``'s value (0 for a fresh
+    row): the order of scipy's ``F @ splitᵀ`` with p split into one column per template (column r·m + j), which the
+    Gram rows were computed with before, so from ``out = 0`` the same floats.
+
+    Parameters
+    ----------
+    indptr : ndarray of int, shape (r + 1,)
+    indices : ndarray of int, shape (nnz,)
+        Sorted and distinct within each row.
+    data : ndarray of float64, int32 or int16, shape (nnz,)
+    div : float
+        F's values are ``data / div``.
+    p_idx : ndarray of int, shape (k,)
+        The row p's sorted, distinct indices.
+    p_val : ndarray of float64, int32 or int16, shape (k,)
+    p_div : float
+        p's values are ``p_val / p_div``.
+    groups : ndarray of int, shape (dim,)
+        Group (template) of every column, in [0, m).
+    out : ndarray of float64, shape (m, r)
+        Added to (may be a strided view, e.g. one new cut's slice of an (m, new, s) array).
+    """
+    k = p_idx.shape[0]
+    for q in range(indptr.shape[0] - 1):
+        a, a_end = indptr[q], indptr[q + 1]
+        b = 0
+        while a < a_end and b < k:
+            ia, ib = indices[a], p_idx[b]
+            if ia == ib:
+                out[groups[ia], q] += (data[a] / div) * (p_val[b] / p_div)
+                a += 1
+                b += 1
+            elif ia < ib:
+                a += 1
+            else:
+                b += 1
+
+
+@njit(**_JIT)
 def rows_tdot(indptr, indices, data, div, alpha, out):
     """out += Fᵀα for a CSR matrix F (values ``data / div``): rows in order, each added entry by entry (the order
     of scipy's ``F.T @ alpha``, so the same floats from out = 0); rows with α_q = 0 are skipped (they add zeros).

@@ -26,14 +26,14 @@ Forms and routes
 ----------------
 * ``form="dual"`` (default): the QCQP (6) as a Pyomo model — variables ``alpha`` (one per cut, ``model.ws``
   components), ``theta``; constraints ``budget[i]`` and ``quad[j]``: ½αᵀQʲα − θ ≤ 0, one per template; objective
-  ``linear − theta``. Qʲ is grown by one row and column per cut from one sparse product of the new cut rows, split
-  by template, with all cut rows (:class:`TemplateGram`). With ``solver="ipopt"`` the QCQP is handed to Ipopt
-  (cyipopt) from these arrays — the quad constraints, their Jacobian Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks —
-  because Pyomo's expression route re-walks m·s²/2 quadratic terms per solve (measured here for m = 134 templates:
-  10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under a second from the arrays). The α, θ values
-  and the multipliers are loaded back into the Pyomo model, which stays the statement of the program: the quadratic
-  expressions are written into it on demand (:meth:`MTL.materialise`, called before exports and before solves
-  through any other solver, e.g. MOSEK or Gurobi, or with ``native=False``).
+  ``linear − theta``. Qʲ is grown by one row and column per cut, the new cut's row merged with every held cut row and
+  each product added to its column's template (:class:`TemplateGram`, from the working set's blocks). With
+  ``solver="ipopt"`` the QCQP is handed to Ipopt (cyipopt) from these arrays — the quad constraints, their Jacobian
+  Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks — because Pyomo's expression route re-walks m·s²/2 quadratic terms
+  per solve (measured here for m = 134 templates: 10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under
+  a second from the arrays). The α, θ values and the multipliers are loaded back into the Pyomo model, which stays the
+  statement of the program: the quadratic expressions are written into it on demand (:meth:`MTL.materialise`, called
+  before exports and before solves through any other solver, e.g. MOSEK or Gurobi, or with ``native=False``).
 * ``form="primal"``: the second-order-cone program (5) as a Pyomo model — ``w``, ``xi``, ``u``, ``rho``; cuts,
   ``norm_sum``: Σⱼ ρⱼ ≤ u, ``cone[j]``: ‖wⱼ‖² ≤ ρⱼ² (ρ ≥ 0), objective ½u² + C·scale·Σξ (Appendix A of the paper).
   For conic solvers (MOSEK, Gurobi); Ipopt takes it in this smooth QCQP form. The template weights of the primal are
@@ -48,6 +48,7 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+from numba import njit
 
 from ..duality import (Check, Duality, _objective, _result_numbers, _scale, cross_solver_checks, duality_for,
                        feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
@@ -65,13 +66,30 @@ REMOVED_BELOW = 1e-5
 # ----------------------------------------------------------------------------------------------------------------
 
 def template_groups(dims):
-    """Group id (dim,) and names (m,) of the templates of a feature map's ``Dims`` (one group when none given)."""
+    """Group ids (dim,) and names (m,) of the templates of a feature map's ``Dims`` (one group when none given).
+
+    The ids are held in the narrowest of int16 (fewer than 32,769 templates) and int32: a vector as long as w, which
+    the template programs keep for the whole fit (an int64 one was 424 MB on full CoNLL-2002 NER, 53 million joint
+    features, and the kernels over it read a quarter of the bytes). The map's array is converted only when its
+    dtype differs.
+
+    Returns
+    -------
+    groups : ndarray of int16 or int32, shape (dim,)
+    names : list of str, length ≥ max(groups) + 1
+    """
     groups = dims.group_ids()
-    groups = np.zeros(dims.dim, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
+    if groups is None:
+        groups = np.zeros(dims.dim, dtype=np.int16)
+    groups = np.asarray(groups)
     if groups.shape != (dims.dim,):
         raise ParameterError(f"feature groups must have one entry per joint feature ({dims.dim}); "
                              f"got shape {groups.shape}")
-    m = int(groups.max()) + 1 if groups.size else 1
+    top = int(groups.max()) if groups.size else 0
+    if groups.size and int(groups.min()) < 0:
+        raise ParameterError(f"feature groups must be ids ≥ 0; got {int(groups.min())}")
+    m = top + 1
+    groups = groups.astype(group_dtype(m), copy=False)
     names = list(dims.group_names) if dims.group_names is not None else [f"g{j}" for j in range(m)]
     if len(names) < m:
         raise ParameterError(f"group_names has {len(names)} names but the feature groups use {m} ids")
@@ -79,29 +97,93 @@ def template_groups(dims):
     return groups, names
 
 
+def group_dtype(m):
+    """int16 for ids below 32,768 (m ≤ 32,768 groups), else int32."""
+    return np.int16 if m - 1 <= np.iinfo(np.int16).max else np.int32
+
+
+@njit(cache=True, nogil=True, fastmath=False)
+def _add_group_sq(w, groups, out):
+    # out[groups[k]] += w[k]², k ascending: np.bincount's order, so its floats; ids outside out are skipped (as
+    # bincount(...)[:m] dropped them) instead of writing past the end
+    m = out.shape[0]
+    for k in range(w.shape[0]):
+        g = groups[k]
+        if 0 <= g < m:
+            out[g] += w[k] * w[k]
+
+
+@njit(cache=True, nogil=True, fastmath=False)
+def _scale_by_group(w, groups, mu):
+    for k in range(w.shape[0]):
+        w[k] *= mu[groups[k]]
+
+
 def group_sq_norms(w, groups, m):
-    """‖wⱼ‖² of every template group, shape (m,)."""
-    w = np.asarray(w, dtype=np.float64)
-    return np.bincount(groups, weights=w * w, minlength=m)[:m]
+    """‖wⱼ‖² of every template group, shape (m,), in one pass over w (no w-sized temporaries: w*w and bincount's
+    cast of the ids were 424 MB each on full NER).
+
+    Parameters
+    ----------
+    w : ndarray, shape (dim,)
+    groups : ndarray of int, shape (dim,)
+    m : int
+    """
+    out = np.zeros(m)
+    _add_group_sq(np.asarray(w, dtype=np.float64), np.asarray(groups), out)
+    return out
+
+
+def template_combination(ws, alpha, mu, groups, out=None):
+    """w = μ[groups] ⊙ ΔFᵀα, the primal point (7) of MTL (and (13) of the p-block dual): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}.
+
+    From the working set's blocks (:meth:`WorkingSet.tdot`, no stacked copy of the cuts), scaled per template in
+    place (no μ[groups] vector as long as w). The floats of ``mu[groups] * (F.T @ alpha)`` on the stacked rows.
+
+    Parameters
+    ----------
+    ws : WorkingSet
+        r cuts.
+    alpha : ndarray, shape (r,)
+        ≥ 0.
+    mu : ndarray, shape (m,)
+    groups : ndarray of int, shape (dim,)
+    out : ndarray of float64, shape (dim,), optional
+        Written over (the engine's previous w, ``model.w_spare``), so the round holds one w, not two.
+
+    Returns
+    -------
+    ndarray of float64, shape (dim,)
+    """
+    if ws.size:
+        w = ws.tdot(alpha, out=out, dense=False)
+    elif out is not None:
+        out[:] = 0.0
+        w = out
+    else:
+        w = np.zeros(ws.dim)
+    _scale_by_group(w, groups, np.asarray(mu, dtype=np.float64))
+    return w
 
 
 class TemplateGram:
     """The Gram matrices Qʲ_{r,r′} = ⟨ΔF̄_{r,j}, ΔF̄_{r′,j}⟩ of a working set, one per template, grown by one row and
     column per cut.
 
-    The rows of the new cuts against every cut come from one sparse product: each new cut row is split by template
-    into m rows (row r·m + j holds the entries of ΔF̄_r in group j) and multiplied with all cut rows, so the cost is
-    that of the non-zeros, independent of the number of features. Dense storage (m, s, s) in a buffer that doubles.
+    The rows of the new cuts against every cut come from the working set's blocks, one merge of sorted rows per pair
+    with each product added to the template of its column (:meth:`WorkingSet.template_gram_rows`): the cost is that
+    of the non-zeros, independent of the number of features, and no stacked copy of the cuts is made. Dense storage
+    (m, s, s) in a buffer that doubles.
 
     Parameters
     ----------
     groups : ndarray of int, shape (dim,)
-        Template of every joint feature.
+        Template of every joint feature (kept as given: int16 or int32 from :func:`template_groups`).
     n_templates : int
     """
 
     def __init__(self, groups, n_templates):
-        self.groups = np.asarray(groups, dtype=np.int64)
+        self.groups = np.asarray(groups)
         self.m = int(n_templates)
         self.size = 0
         self._buf = np.zeros((self.m, 0, 0))
@@ -121,19 +203,11 @@ class TemplateGram:
             buf = np.zeros((self.m, cap, cap))
             buf[:, : self.size, : self.size] = self.Q
             self._buf = buf
-        F = ws.dF()
         new = np.arange(self.size, s)
-        Fn = sp.coo_matrix(F[new])
-        # splitᵀ: column r·m + j holds the entries of new cut r in template j; F @ splitᵀ walks F's rows once
-        # (no transpose of the whole working set, which cost more than the product itself). All rows take part:
-        # copying out the active ones (F[act]) cost more than the product, and released rows are empty anyway
-        split_t = sp.csr_matrix((Fn.data, (Fn.col, Fn.row * self.m + self.groups[Fn.col])),
-                                shape=(F.shape[1], len(new) * self.m))
-        rows = np.asarray((F @ split_t).todense()).reshape(s, len(new), self.m)   # (s, new, m)
+        rows = ws.template_gram_rows(new, self.groups, self.m)                    # (m, new, s)
         # dropped cuts are never read again (α fixed at 0): their entries stay 0 whether or not their rows were
         # released
-        rows[~ws.active_mask()] = 0.0
-        rows = rows.transpose(2, 1, 0)                                             # (m, new, s)
+        rows[:, :, ~ws.active_mask()] = 0.0
         self._buf[:, new, :s] = rows
         self._buf[:, :s, new] = rows.transpose(0, 2, 1)
         self.size = s
@@ -454,18 +528,20 @@ class MTL(Program, TemplateNormsOfLastSolution):
         groups, m_t = model.groups, gram.m
         budget = self.C * model.slack_scale
         dl = ws.dl_array()
-        F = ws.dF()
         act = ws.active_mask()
         mu, mu_sum = self.template_weights_of(model)
         if model.form == "dual":
             alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
-            w = mu[groups] * support_combination(F, alpha, model.dims.dim)    # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
+            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
+            spare, model.w_spare = getattr(model, "w_spare", None), None
+            w = template_combination(ws, alpha, mu, groups, out=spare)      # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
             # wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r: the margins from the Gram matrices, without another pass over the cut rows
             margins = mu @ (gram.Q @ alpha) if ws.size else np.zeros(0)
         else:
             w = values_of(model.w_list)
             alpha = np.maximum(ws.duals(model), 0.0) if ws.size else np.zeros(0)
-            margins = F @ w if ws.size else np.zeros(0)
+            # the primal SOCP holds a Pyomo variable per feature: small problems only, the stacked rows are fine
+            margins = ws.dF() @ w if ws.size else np.zeros(0)
         xi = np.zeros(n_slacks)
         if ws.size:
             np.maximum.at(xi, ws.example_array()[act], (dl - margins)[act])
@@ -481,7 +557,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         extra = {"template_weights": mu, "template_names": list(model.template_names),
                  "template_norms": norms, "templates_removed": int(np.sum(mu < REMOVED_BELOW)),
                  "multiplier_sum": mu_sum, "theta": theta, "form": model.form,
-                 "cut_q": dl, "cut_p": NegatedRows(F), "gram": gram.Q}
+                 "cut_q": dl, "cut_p": NegatedRows(ws.rows()), "gram": gram.Q}
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra=extra)
 
@@ -501,28 +577,27 @@ class MTL(Program, TemplateNormsOfLastSolution):
         return twin
 
 
-def support_combination(F, alpha, dim):
-    """Σᵣ αᵣ F_r, shape (dim,): over the rows with αᵣ > 0 only when they hold a small share of the non-zeros (copying
-    them out costs about as much as a pass over them), else one pass over all rows (zero terms add nothing)."""
-    supp = np.nonzero(alpha > 0)[0]
-    if not len(supp):
-        return np.zeros(dim)
-    lengths = np.diff(F.indptr)
-    if 3 * lengths[supp].sum() < F.nnz:
-        return np.asarray(F[supp].T @ alpha[supp]).ravel()
-    return np.asarray(F.T @ np.where(alpha > 0, alpha, 0.0)).ravel()
-
-
 class NegatedRows:
     """The cut vectors pʳ = −ΔF̄_r of the paper, as a read-only view of the working set's ΔF̄ rows (no copy of the
     cut data, which the results would otherwise duplicate every round).
+
+    Built on a :class:`~mmprog.programs.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
+    first use: a fit reads them only for checks and exports; an error if ``drop_after`` / ``max_cuts`` released some
+    of them since) or on a matrix.
 
     Supports ``shape``, ``toarray()``, ``tocsr()``, ``P @ x``, ``P.T @ y`` and ``P[r]``.
     """
 
     def __init__(self, F):
-        self._F = F
+        self._src = F
+        self._stacked = F if sp.issparse(F) else None
         self.shape = F.shape
+
+    @property
+    def _F(self):
+        if self._stacked is None:
+            self._stacked = self._src.tocsr()
+        return self._stacked
 
     def toarray(self):
         return -self._F.toarray()
@@ -541,7 +616,8 @@ class NegatedRows:
         return _NegatedTranspose(self._F)
 
     def __repr__(self):
-        return f"NegatedRows(shape={self.shape}, nnz={self._F.nnz})"
+        # the nnz only once stacked: a repr must neither stack nor fail on rows released since
+        return f"NegatedRows(shape={self.shape}" + (f", nnz={self._stacked.nnz})" if self._stacked is not None else ")")
 
 
 class _NegatedTranspose:
@@ -595,8 +671,9 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
     return 0.5 * float(np.sqrt(group_sq_norms(w, groups, n_templates)).sum()) ** 2 + C_scaled * float(np.sum(xi))
 
 
-__all__ = ["MTL", "TemplateGram", "NegatedRows", "support_combination", "solve_qcqp_ipopt", "template_groups",
-           "group_sq_norms", "feasible_alpha", "mtl_objective", "REMOVED_BELOW", "TemplateNormsOfLastSolution"]
+__all__ = ["MTL", "TemplateGram", "NegatedRows", "solve_qcqp_ipopt", "template_groups", "group_sq_norms",
+           "group_dtype", "template_combination", "feasible_alpha", "mtl_objective", "REMOVED_BELOW",
+           "TemplateNormsOfLastSolution"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -616,7 +693,7 @@ def template_grams(arrays, groups, m):
 
 
 def _group_norms(w, groups, m):
-    return np.sqrt(np.bincount(groups, weights=np.asarray(w) ** 2, minlength=m)[:m])
+    return np.sqrt(group_sq_norms(w, groups, m))
 
 
 @duality_for("mtl")
@@ -635,7 +712,7 @@ class MTLDuality(Duality):
 def mtl_checks(ctx):
     res = ctx.result
     model = res.model
-    groups = np.asarray(model.groups, dtype=np.int64)
+    groups = np.asarray(model.groups)
     m_t = int(len(model.template_names))
     arrays = working_set_arrays(res)
     w, xi, alpha = _result_numbers(res, arrays)

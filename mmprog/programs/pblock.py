@@ -45,7 +45,7 @@ from ..exceptions import MMProgError, ParameterError, SolverError, SolverUnavail
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, support_combination,
+from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, template_combination,
                   template_groups)
 from .mtl import _group_norms, template_grams
 from .working_set import WorkingSet, values_of
@@ -483,8 +483,9 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
         parts = block_dual_parts(gram.Q, dl, alpha, self.p) if ws.size else None
         mu = parts["mu"] if parts is not None else np.zeros(gram.m)
-        F = ws.dF()
-        w = mu[model.groups] * support_combination(F, alpha, model.dims.dim)      # (13)
+        # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
+        spare, model.w_spare = getattr(model, "w_spare", None), None
+        w = template_combination(ws, alpha, mu, model.groups, out=spare)           # (13)
         xi = np.zeros(n_slacks)
         if ws.size:
             act = ws.active_mask()
@@ -498,7 +499,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         tot = float(mu.sum())
         extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
                  "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
-                 "cut_q": dl, "cut_p": NegatedRows(F), "gram": gram.Q, "method": self.method,
+                 "cut_q": dl, "cut_p": NegatedRows(ws.rows()), "gram": gram.Q, "method": self.method,
                  "pg_info": dict(getattr(model, "pg_info", {}) or {})}
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra=extra)
@@ -547,7 +548,7 @@ def pblock_checks(ctx):
     res = ctx.result
     p = float(res.params["p"])
     model = res.model
-    groups = np.asarray(model.groups, dtype=np.int64)
+    groups = np.asarray(model.groups)
     m_t = int(len(model.template_names))
     arrays = working_set_arrays(res)
     w, xi, alpha = _result_numbers(res, arrays)
