@@ -1,7 +1,6 @@
-"""mmprog.memory: freed large blocks are reused by the process (no fresh page faults), and the switch turns it off.
-
-Measured by minor page faults in a fresh interpreter: a 256 MB array allocated, touched and freed five times faults
-its pages in once when the heap is kept, five times with glibc's default mmap/munmap of large blocks."""
+"""mmprog.memory: what each allocator mode does with freed blocks, measured by minor page faults in a fresh
+interpreter: an array is allocated, touched and freed five times, and each allocation's faults are counted. A
+block that is reused faults (almost) nothing; one that comes back from the kernel faults all its pages again."""
 import os
 import platform
 import subprocess
@@ -10,41 +9,70 @@ import sys
 import pytest
 
 SCRIPT = r"""
-import resource, numpy as np
+import resource, sys, numpy as np
 from mmprog.memory import keep_freed_memory
-print(keep_freed_memory())
-faults = []
-for _ in range(5):
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    a = np.ones(32 * 2**20)          # 256 MB, every page touched
-    del a
-    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-print(*faults)
+print(keep_freed_memory(*sys.argv[1:]))
+for mb in (256, 24):            # above and below the mapped mode's 32 MB
+    faults = []
+    for _ in range(5):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        a = np.ones(mb * 2**17)             # every page touched
+        del a
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    print(*faults)
 """
 
+glibc_only = pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
+                                reason="glibc only")
 
-def _run(env_value):
-    env = dict(os.environ)
-    env.pop("MALLOC_MMAP_MAX_", None)
-    env.pop("MALLOC_TRIM_THRESHOLD_", None)
-    if env_value is None:
-        env.pop("MMPROG_MALLOC", None)
-    else:
+
+def _run(env_value, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    env.pop("MMPROG_MALLOC", None)
+    if env_value is not None:
         env["MMPROG_MALLOC"] = env_value
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True).stdout
-    what, faults = out.strip().splitlines()
-    return what, [int(f) for f in faults.split()]
+    out = subprocess.run([sys.executable, "-c", SCRIPT, *args], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    what, big, small = out.strip().splitlines()
+    return what, [int(f) for f in big.split()], [int(f) for f in small.split()]
 
 
-@pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc only")
-def test_kept_heap_reuses_freed_blocks_and_the_switch_restores_the_default():
-    what, kept = _run(None)
+def _reused(faults, pages):
+    # later allocations fault a few pages of bookkeeping at most (2 MB huge pages or 4 kB ones: `pages` is the
+    # fewest the block can fault in, at huge pages)
+    return max(faults[1:]) < max(pages // 4, 8)
+
+
+def _fresh(faults, pages):
+    return min(faults[1:]) >= pages
+
+
+@glibc_only
+def test_mapped_is_the_default_and_maps_only_blocks_of_32_mb_or_more():
+    what, big, small = _run(None)
+    assert what == "mapped"
+    assert _fresh(big, 128), big                 # 256 MB: its own mapping, given back, faulted in again
+    assert _reused(small, 12), small             # 24 MB: heap, never trimmed, reused
+
+
+@glibc_only
+def test_kept_reuses_every_freed_block():
+    what, big, small = _run("kept")
     assert what == "kept"
-    # the first allocation faults its pages in (128 faults or more: 2 MB huge pages when numpy gets them, else 4 kB
-    # pages); the later ones reuse them (a few pages of bookkeeping at most)
-    assert kept[0] >= 128
-    assert max(kept[1:]) < kept[0] // 20, kept
-    what, system = _run("system")
+    assert big[0] >= 128 and _reused(big, 128), big
+    assert _reused(small, 12), small
+
+
+@glibc_only
+def test_system_leaves_glibc_alone_and_the_argument_overrides_the_environment():
+    what, big, _ = _run("system")
     assert what == "disabled by MMPROG_MALLOC=system"
-    # glibc's default: every 256 MB block is a fresh mapping, faulted in again each time
-    assert min(system[1:]) > system[0] // 2, system
+    assert _fresh(big, 128), big                 # glibc's default: every 256 MB block is a fresh mapping
+    what, big, _ = _run("system", "kept")
+    assert what == "kept" and _reused(big, 128), big
+
+
+def test_an_unknown_mode_is_reported_not_applied():
+    from mmprog.memory import keep_freed_memory
+    assert keep_freed_memory("heap") == "MMPROG_MALLOC='heap' is not one of kept, mapped, system: the system " \
+                                         "allocator is used"
