@@ -33,21 +33,37 @@ def old_template_rows(ws, new, groups, m):
     return rows.transpose(2, 1, 0)
 
 
-def old_grow(self, ws):
-    s = ws.size
-    if s <= self.size:
-        return
-    if s > self._buf.shape[1]:
-        cap = max(s, 2 * self._buf.shape[1], 8)
-        buf = np.zeros((self.m, cap, cap))
-        buf[:, : self.size, : self.size] = self.Q
-        self._buf = buf
-    new = np.arange(self.size, s)
-    rows = old_template_rows(ws, new, self.groups, self.m)
-    rows[:, :, ~ws.active_mask()] = 0.0
-    self._buf[:, new, :s] = rows
-    self._buf[:, :s, new] = rows.transpose(0, 2, 1)
-    self.size = s
+class OldTemplateGram(TemplateGram):
+    """The previous Gram store: every position ever added held in an (m, s, s) buffer (dropped cuts' columns zeroed
+    for the rows added after them), rows from the split product."""
+
+    def grow(self, ws):
+        s = ws.size
+        if s <= self.size:
+            return
+        if s > self._buf.shape[1]:
+            cap = max(s, 2 * self._buf.shape[1], 8)
+            buf = np.zeros((self.m, cap, cap))
+            buf[:, : self.size, : self.size] = self._buf[:, : self.size, : self.size]
+            self._buf = buf
+        new = np.arange(self.size, s)
+        rows = old_template_rows(ws, new, self.groups, self.m)
+        rows[:, :, ~ws.active_mask()] = 0.0
+        self._buf[:, new, :s] = rows
+        self._buf[:, :s, new] = rows.transpose(0, 2, 1)
+        self.size = s
+        self.held = np.arange(s)
+
+    def block(self, rows, cols=None):
+        cols = rows if cols is None else cols
+        return self._buf[:, : self.size, : self.size][:, rows][:, :, cols]
+
+    def quad(self, alpha):
+        Q = self._buf[:, : self.size, : self.size]
+        return np.einsum("jrs,r,s->j", Q, alpha, alpha, optimize=True)
+
+    def products(self, alpha):
+        return self._buf[:, : self.size, : self.size] @ alpha
 
 
 def support_combination(F, alpha, dim):
@@ -71,7 +87,8 @@ def old_group_sq_norms(w, groups, m):
 
 
 def patch_old_path(monkeypatch):
-    monkeypatch.setattr(TemplateGram, "grow", old_grow)
+    monkeypatch.setattr(mtl_module, "TemplateGram", OldTemplateGram)
+    monkeypatch.setattr(pblock_module, "TemplateGram", OldTemplateGram)
     monkeypatch.setattr(mtl_module, "template_combination", old_combination)
     monkeypatch.setattr(pblock_module, "template_combination", old_combination)
     monkeypatch.setattr(mtl_module, "group_sq_norms", old_group_sq_norms)
@@ -136,29 +153,47 @@ def test_template_gram_rows_equal_the_split_product(m):
     np.testing.assert_array_equal(got, want)
     # summed over templates: the plain Gram rows
     np.testing.assert_allclose(got.sum(axis=0), ws.gram_rows(list(new)), rtol=1e-12, atol=1e-15)
-    # and through TemplateGram (inactive rows zeroed) as the previous grow
-    g, ref = TemplateGram(groups, m_t), TemplateGram(groups, m_t)
+    # and through TemplateGram as the previous grow on the live cuts; the dropped ones are not held (read as 0)
+    g, ref = TemplateGram(groups, m_t), OldTemplateGram(groups, m_t)
     g.grow(ws)
-    old_grow(ref, ws)
-    np.testing.assert_array_equal(g.Q, ref.Q)
+    ref.grow(ws)
+    act = np.nonzero(ws.active_mask())[0]
+    np.testing.assert_array_equal(g.held, act)
+    np.testing.assert_array_equal(g.block(act), ref.block(act))
+    assert not g.Q[:, ~ws.active_mask()].any() and not g.Q[:, :, ~ws.active_mask()].any()
 
 
 def test_grown_cut_by_cut_equals_the_split_product():
-    """TemplateGram grown after every add (inactive, released rows zeroed) against the previous grow."""
+    """TemplateGram grown after every add, cuts dropped on the way (released or not): the live cuts' Qʲ equal the
+    previous grow's, dropped cuts are compacted away, and the buffer stays as small as the live cuts (it held every
+    position ever added)."""
     rng = np.random.default_rng(12)
     dim, n, m = 50_000, 977, 9
     groups = (np.arange(dim) * m // dim).astype(np.int16)
-    new, old = TemplateGram(groups, m), TemplateGram(groups, m)
+    new, old = TemplateGram(groups, m), OldTemplateGram(groups, m)
     ws = WorkingSet(dim)
-    for k in range(8):
-        ws.add(_count_cut(rng, dim, 2000 + 100 * k, n, np.int16 if k % 2 else np.int32) if k != 4
+    for k in range(24):
+        ws.add(_count_cut(rng, dim, 2000 + 100 * k, n, np.int16 if k % 2 else np.int32) if k % 6 != 4
                else _float_cuts(rng, 3, dim, 1500))
         if k == 5:
             ws.active[1] = ws.active[5] = False
             ws.release([1, 5])
+        if k >= 8:                                     # from here at most 4 live cuts: the oldest are dropped
+            live = np.nonzero(ws.active_mask())[0]
+            for p in live[:-4]:
+                ws.active[p] = False
+            if k % 2:
+                ws.release(list(live[:-4]))
         new.grow(ws)
-        old_grow(old, ws)
-        np.testing.assert_array_equal(new.Q, old.Q)
+        old.grow(ws)
+        act = np.nonzero(ws.active_mask())[0]
+        np.testing.assert_array_equal(new.held, act)
+        np.testing.assert_array_equal(new.block(act), old.block(act))
+        alpha = np.where(ws.active_mask(), rng.uniform(0, 1, ws.size), 0.0)
+        np.testing.assert_allclose(new.quad(alpha), old.quad(alpha), rtol=1e-13, atol=0)
+        np.testing.assert_allclose(new.products(alpha), old.products(alpha) * ws.active_mask(), rtol=1e-13,
+                                   atol=0)
+    assert ws.size > 30 and new._buf.shape[1] <= 8 < old._buf.shape[1]
 
 
 def test_group_kernels_equal_numpy():
@@ -203,7 +238,7 @@ def ner_slice():
     return TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)))
 
 
-def _same_fit(new, old, exact=True):
+def _same_fit(new, old, exact=True, rtol=1e-10):
     assert new.n_iter == old.n_iter and new.termination == old.termination
     assert [h.n_cuts for h in new.history] == [h.n_cuts for h in old.history]
     if exact:
@@ -213,16 +248,18 @@ def _same_fit(new, old, exact=True):
         np.testing.assert_array_equal(new.w, old.w)
     else:
         np.testing.assert_allclose([h.objective for h in new.history], [h.objective for h in old.history],
-                                   rtol=1e-10)
-        np.testing.assert_allclose(new.template_weights, old.template_weights, rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(new.w, old.w, rtol=1e-10, atol=1e-10 * np.abs(old.w).max())
+                                   rtol=rtol)
+        np.testing.assert_allclose(new.template_weights, old.template_weights, rtol=rtol, atol=rtol * 1e-2)
+        np.testing.assert_allclose(new.w, old.w, rtol=rtol, atol=rtol * np.abs(old.w).max())
 
 
 @pytest.mark.parametrize("program", ["mtl", "pblock"])
 def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, program, monkeypatch):
     """The 1-slack max_cuts fit on 120 CoNLL-2002 sentences (134 templates, count cuts, aggregates, released rows,
     w written over) without ever stacking the working set, against the same fit through the previous scipy path:
-    the same rounds, objectives, template weights and w, bit for bit; the cut vectors still there when asked."""
+    the same rounds and cut counts, objectives, template weights and w to 1e-10 (the Gram products now run over
+    the live cuts only, not over zero rows of dropped ones: BLAS sums in other shapes, last bits differ); the cut
+    vectors still there when asked."""
     kw = dict(program=program, C=0.1, slack="one", eps=0.1, max_iter=25, drop_after=5, max_cuts=4)
     with monkeypatch.context() as mp:
         forbid_stacking(mp)
@@ -232,7 +269,9 @@ def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, progra
     with monkeypatch.context() as mp:
         patch_old_path(mp)
         old = mmprog.fit(ner_slice, **kw)
-    _same_fit(new, old)
+    # mtl's Ipopt master: to 1e-10; pblock's projected gradient stops at a relative gap of tol = 1e-6, so inputs
+    # that differ in the last bits end within 10·tol of each other
+    _same_fit(new, old, exact=False, rtol=1e-10 if program == "mtl" else 1e-5)
     # the cut vectors of the last solution are not stacked by the fit; its round's aggregation released some of its
     # rows afterwards (max_cuts), and the lazy view says so instead of holding them for one more round
     P = new.cut_p
@@ -243,7 +282,8 @@ def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, progra
 
 def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
     """Real-valued features dense enough for the working set's BLAS copy (which m3n uses): MTL still gets scipy's
-    floats from the blocks — the n-slack fit, float batches, the same numbers as before."""
+    floats from the blocks — the n-slack fit, float batches, the same numbers as before (to 1e-10: the Gram
+    products run over the live cuts)."""
     from test_mtl import grouped
     ds = grouped(5, n=12, T=4, groups=(0, 0, 1, 1, 2))
     kw = dict(program="mtl", C=1.0, slack="n", eps=1e-4, max_iter=30)
@@ -254,10 +294,9 @@ def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
     with monkeypatch.context() as mp:
         patch_old_path(mp)
         old = mmprog.fit(ds, **kw)
-    _same_fit(new, old)
+    _same_fit(new, old, exact=False)
     assert new.cut_p._stacked is None
-    np.testing.assert_array_equal(new.cut_p.toarray(), old.cut_p.toarray())
-    np.testing.assert_array_equal(new.cut_p @ new.w, old.cut_p @ old.w)
+    np.testing.assert_allclose(new.cut_p.toarray(), old.cut_p.toarray(), rtol=1e-10, atol=1e-12)
 
 
 def test_rows_snapshot_is_the_rows_of_its_moment():

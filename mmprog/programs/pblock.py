@@ -393,21 +393,27 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         ws, gram = model.ws, model.gram
         gram.grow(ws)
         done = model._quad_done
-        Q = gram.Q
         alphas = ws.components
         if done < ws.size:
+            R = gram.block(np.arange(done, ws.size), np.arange(ws.size))      # (m, new, s): the pending rows
             for j in range(gram.m):
                 terms = []
                 for pos in range(done, ws.size):
                     a = alphas[pos]
-                    if Q[j, pos, pos] != 0.0:
-                        terms.append(float(Q[j, pos, pos]) * a * a)
-                    nz = np.nonzero(Q[j, pos, :pos])[0]
-                    terms.extend(2.0 * float(Q[j, pos, t]) * alphas[t] * a for t in nz)
+                    row = R[j, pos - done]
+                    if row[pos] != 0.0:
+                        terms.append(float(row[pos]) * a * a)
+                    nz = np.nonzero(row[:pos])[0]
+                    terms.extend(2.0 * float(row[t]) * alphas[t] * a for t in nz)
                 if terms:
                     model.sq_norm[j].set_value(model.sq_norm[j].expr + pyo.quicksum(terms))
             model._quad_done = ws.size
-        live = [j for j in range(gram.m) if ws.size and np.any(np.diagonal(Q[j]) > 0)]
+        # templates whose terms are written (a cut with Qʲ_rr > 0 among those ever added; the dropped ones' terms
+        # stay in the expression with α fixed at 0)
+        model._quad_live = getattr(model, "_quad_live", np.zeros(gram.m, bool))
+        if ws.size:
+            model._quad_live |= np.any(np.diagonal(gram.block(gram.held), axis1=1, axis2=2) > 0, axis=1)
+        live = [j for j in range(gram.m) if model._quad_live[j]]
         ps = self.pstar
         if live:
             S = pyo.quicksum(model.sq_norm[j] ** (ps / 2.0) for j in live)
@@ -445,7 +451,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         slacks, slack_idx = np.unique(ex, return_inverse=True)
         budget = self.C * model.slack_scale
         alpha0 = values_of([ws.components[p] for p in act])
-        Q = gram.Q[:, act][:, :, act]
+        Q = gram.block(act)
         q = ws.dl_array()[act]
         t0 = time.perf_counter()
         alpha, info = solve_block_dual_pg(Q, q, slack_idx, len(slacks), budget, self.p, alpha0=alpha0,
@@ -481,7 +487,14 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         budget = self.C * model.slack_scale
         dl = ws.dl_array()
         alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
-        parts = block_dual_parts(gram.Q, dl, alpha, self.p) if ws.size else None
+        parts = None
+        if ws.size:
+            # (11), (12) on the live cuts (α = 0 elsewhere); the margins of the others are never read (not active)
+            held = gram.held
+            parts = block_dual_parts(gram.block(held), dl[held], alpha[held], self.p)
+            margins = np.zeros(ws.size)
+            margins[held] = parts["margins"]
+            parts["margins"] = margins
         mu = parts["mu"] if parts is not None else np.zeros(gram.m)
         # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
         spare, model.w_spare = getattr(model, "w_spare", None), None
@@ -499,7 +512,8 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         tot = float(mu.sum())
         extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
                  "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
-                 "cut_q": dl, "cut_p": NegatedRows(ws.rows()), "gram": gram.Q, "method": self.method,
+                 "cut_q": dl, "cut_p": NegatedRows(ws.rows()), "gram": gram.block(gram.held),
+                 "gram_positions": gram.held.copy(), "method": self.method,
                  "pg_info": dict(getattr(model, "pg_info", {}) or {})}
         return Solution(w=np.asarray(w, dtype=np.float64), xi=xi, alpha=alpha, objective=primal,
                         dual_objective=dual, extra=extra)
