@@ -5,3 +5,19 @@ test module imports Pyomo, which reads the variable once: a bare ``python -m pyt
 test`` does.
 """
 import mmprog  # noqa: F401
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def ner_slice():
+    """The first 120 CoNLL-2002 Spanish training sentences with the 134 ``ner`` templates (count cuts, aggregates
+    and released rows all occur in a short fit on it); one per test module, so no module sees another's changes."""
+    from mmprog.datasets import load_conll
+    from mmprog.datasets.registry import default_data_root
+    from mmprog.features.templates import TemplateExtractor
+    path = default_data_root() / "conll2002" / "esp.train.gz"
+    if not path.exists():
+        pytest.skip(f"CoNLL-2002 not found at {path}")
+    train = load_conll(path, columns=("form", "pos", "ne"))
+    return TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)))

@@ -8,19 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import mmprog
-from mmprog.datasets.registry import default_data_root
 from mmprog.features import ChainFeatureMap
-
-
-@pytest.fixture(scope="module")
-def ner_slice():
-    path = default_data_root() / "conll2002" / "esp.train.gz"
-    if not path.exists():
-        pytest.skip(f"CoNLL-2002 not found at {path}")
-    from mmprog.datasets import load_conll
-    from mmprog.features.templates import TemplateExtractor
-    train = load_conll(path, columns=("form", "pos", "ne"))
-    return TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)))
 
 
 def test_sparse_cut_equals_the_dense_one_with_merged_coordinates(ner_slice):

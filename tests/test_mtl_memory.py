@@ -15,6 +15,7 @@ from mmprog.programs import mtl as mtl_module
 from mmprog.programs import pblock as pblock_module
 from mmprog.programs.mtl import TemplateGram, group_sq_norms, template_combination, template_groups
 from mmprog.programs.working_set import WorkingSet
+from test_cut_memory import _random_cuts as _float_cuts      # k float rows, nnz entries each
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -110,14 +111,6 @@ def _count_cut(rng, dim, nnz, n, dtype):
     c = rng.integers(1, 300, size=nnz) * rng.choice([-1, 1], size=nnz)
     counts = sp.csr_matrix((c.astype(dtype), idx, np.array([0, nnz], dtype=np.int32)), shape=(1, dim))
     return CountCut(counts, n, float(rng.uniform(1, 2)))
-
-
-def _float_cuts(rng, k, dim, nnz):
-    rows = []
-    for _ in range(k):
-        idx = np.sort(rng.choice(dim, size=nnz, replace=False))
-        rows.append(sp.csr_matrix((rng.normal(size=nnz), idx, [0, nnz]), shape=(1, dim)))
-    return Cuts(np.zeros(k, dtype=np.int64), sp.vstack(rows, format="csr"), rng.uniform(1, 2, size=k))
 
 
 @pytest.mark.parametrize("m", [1, 7, 40_000])
@@ -226,16 +219,6 @@ def test_group_kernels_equal_numpy():
 # whole fits against the previous path
 # ---------------------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def ner_slice():
-    from mmprog.datasets.registry import default_data_root
-    path = default_data_root() / "conll2002" / "esp.train.gz"
-    if not path.exists():
-        pytest.skip(f"CoNLL-2002 not found at {path}")
-    from mmprog.datasets import load_conll
-    from mmprog.features.templates import TemplateExtractor
-    train = load_conll(path, columns=("form", "pos", "ne"))
-    return TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)))
 
 
 def _same_fit(new, old, exact=True, rtol=1e-10):
