@@ -88,8 +88,9 @@ def old_group_sq_norms(w, groups, m):
 
 
 def patch_old_path(monkeypatch):
-    monkeypatch.setattr(mtl_module, "TemplateGram", OldTemplateGram)
-    monkeypatch.setattr(pblock_module, "TemplateGram", OldTemplateGram)
+    # the Gram rows from the stacked split product; the store (live cuts only) is the same in both fits, its
+    # compaction is checked against the full store above
+    monkeypatch.setattr(WorkingSet, "template_gram_rows", old_template_rows)
     monkeypatch.setattr(mtl_module, "template_combination", old_combination)
     monkeypatch.setattr(pblock_module, "template_combination", old_combination)
     monkeypatch.setattr(mtl_module, "group_sq_norms", old_group_sq_norms)
@@ -221,7 +222,7 @@ def test_group_kernels_equal_numpy():
 
 
 
-def _same_fit(new, old, exact=True, rtol=1e-10):
+def _same_fit(new, old, exact=True):
     assert new.n_iter == old.n_iter and new.termination == old.termination
     assert [h.n_cuts for h in new.history] == [h.n_cuts for h in old.history]
     if exact:
@@ -231,18 +232,16 @@ def _same_fit(new, old, exact=True, rtol=1e-10):
         np.testing.assert_array_equal(new.w, old.w)
     else:
         np.testing.assert_allclose([h.objective for h in new.history], [h.objective for h in old.history],
-                                   rtol=rtol)
-        np.testing.assert_allclose(new.template_weights, old.template_weights, rtol=rtol, atol=rtol * 1e-2)
-        np.testing.assert_allclose(new.w, old.w, rtol=rtol, atol=rtol * np.abs(old.w).max())
+                                   rtol=1e-10)
+        np.testing.assert_allclose(new.template_weights, old.template_weights, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(new.w, old.w, rtol=1e-10, atol=1e-10 * np.abs(old.w).max())
 
 
 @pytest.mark.parametrize("program", ["mtl", "pblock"])
 def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, program, monkeypatch):
     """The 1-slack max_cuts fit on 120 CoNLL-2002 sentences (134 templates, count cuts, aggregates, released rows,
     w written over) without ever stacking the working set, against the same fit through the previous scipy path:
-    the same rounds and cut counts, objectives, template weights and w to 1e-10 (the Gram products now run over
-    the live cuts only, not over zero rows of dropped ones: BLAS sums in other shapes, last bits differ); the cut
-    vectors still there when asked."""
+    the same rounds, objectives, template weights and w, bit for bit; the cut vectors still there when asked."""
     kw = dict(program=program, C=0.1, slack="one", eps=0.1, max_iter=25, drop_after=5, max_cuts=4)
     with monkeypatch.context() as mp:
         forbid_stacking(mp)
@@ -252,9 +251,7 @@ def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, progra
     with monkeypatch.context() as mp:
         patch_old_path(mp)
         old = mmprog.fit(ner_slice, **kw)
-    # mtl's Ipopt master: to 1e-10; pblock's projected gradient stops at a relative gap of tol = 1e-6, so inputs
-    # that differ in the last bits end within 10·tol of each other
-    _same_fit(new, old, exact=False, rtol=1e-10 if program == "mtl" else 1e-5)
+    _same_fit(new, old)
     # the cut vectors of the last solution are not stacked by the fit; its round's aggregation released some of its
     # rows afterwards (max_cuts), and the lazy view says so instead of holding them for one more round
     P = new.cut_p
@@ -265,8 +262,7 @@ def test_template_fit_on_the_ner_slice_equals_the_stacked_path(ner_slice, progra
 
 def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
     """Real-valued features dense enough for the working set's BLAS copy (which m3n uses): MTL still gets scipy's
-    floats from the blocks — the n-slack fit, float batches, the same numbers as before (to 1e-10: the Gram
-    products run over the live cuts)."""
+    floats from the blocks — the n-slack fit, float batches, the same numbers as before."""
     from test_mtl import grouped
     ds = grouped(5, n=12, T=4, groups=(0, 0, 1, 1, 2))
     kw = dict(program="mtl", C=1.0, slack="n", eps=1e-4, max_iter=30)
@@ -277,9 +273,10 @@ def test_mtl_fit_on_dense_features_equals_the_stacked_path(monkeypatch):
     with monkeypatch.context() as mp:
         patch_old_path(mp)
         old = mmprog.fit(ds, **kw)
-    _same_fit(new, old, exact=False)
+    _same_fit(new, old)
     assert new.cut_p._stacked is None
-    np.testing.assert_allclose(new.cut_p.toarray(), old.cut_p.toarray(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(new.cut_p.toarray(), old.cut_p.toarray())
+    np.testing.assert_array_equal(new.cut_p @ new.w, old.cut_p @ old.w)
 
 
 def test_rows_snapshot_is_the_rows_of_its_moment():
