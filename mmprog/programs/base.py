@@ -108,6 +108,12 @@ class Program:
     #: fit; False for programs whose outer loop (EM, variational updates) keeps more
     checkpointable = True
 
+    def reads_labeling_cuts(self, model):
+        """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`)
+        without making their rows every round: only those whose products go through the working set's own methods
+        (Gram rows, ΔFᵀα, ΔF·w). Others get explicit rows."""
+        return False
+
     def __init__(self, C=1.0, **params):
         if not (isinstance(C, (int, float, np.floating)) and np.isfinite(C) and C > 0):
             raise ParameterError(f"C must be a finite float > 0; got {C!r}")
