@@ -34,7 +34,7 @@ def test_fit_on_the_slice_is_unchanged_within_eps(ner_slice, monkeypatch):
     new = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=300)
     orig = ChainFeatureMap.separate_sum
 
-    def dense_path(self, w, prepared, idx=None, sparse=False, counts=False):
+    def dense_path(self, w, prepared, idx=None, sparse=False, counts=False, labeling=False):
         dF, dl, h = orig(self, w, prepared, idx)         # the dense block, converted afterwards as before
         return sp.csr_matrix(dF[None, :]), dl, h
 

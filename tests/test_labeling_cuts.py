@@ -109,6 +109,38 @@ def test_products_through_X_equal_the_explicit_rows(ner_slice):
     assert ws_l.gram_rows([0])[0, [1, 3]].tolist() == [0.0, 0.0]
 
 
+def test_template_gram_rows_through_X_are_exact(ner_slice):
+    """The per-template Gram entries of mtl and pblock: integer products of the count rows within each template's
+    columns, divided once by n², against an aggregate (explicit row) too."""
+    from mmprog.programs.mtl import template_groups
+    from mmprog.programs.base import Dims
+    fmap, labeled, explicit = _oracle_cuts(ner_slice, 4, seed=4)
+    dims = Dims(n=len(ner_slice), dim=fmap.dim, n_slacks=1, groups=lambda: fmap.groups, group_names=fmap.group_names)
+    groups, names = template_groups(dims)
+    m = len(names)
+    ws_l, ws_e = WorkingSet(fmap.dim), WorkingSet(fmap.dim)
+    for a, b in zip(labeled, explicit):
+        ws_l.add(a)
+        ws_e.add(b)
+    r = ws_l.size
+    counts = sp.vstack([b.counts[0] for b in explicit], format="csr").astype(np.int64)
+    n = explicit[0].counts[1]
+    exact = np.zeros((m, r, r))
+    for j in range(m):
+        cols = np.flatnonzero(groups == j)
+        P = counts[:, cols]
+        exact[j] = (P @ P.T).toarray() / (n * n)
+    got = ws_l.template_gram_rows(list(range(r)), groups, m)
+    np.testing.assert_allclose(got, exact, rtol=1e-15, atol=0)
+    assert exact.sum(axis=0) == pytest.approx(ws_l.gram_rows(list(range(r))), rel=1e-12)
+    np.testing.assert_allclose(ws_e.template_gram_rows(list(range(r)), groups, m), exact, rtol=1e-10, atol=1e-15)
+    for ws in (ws_l, ws_e):
+        row, dl = ws.combine([0, 2], np.array([0.4, 0.6]))
+        ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
+    np.testing.assert_allclose(ws_l.template_gram_rows([r, 1], groups, m), ws_e.template_gram_rows([r, 1], groups, m),
+                               rtol=1e-10, atol=1e-15)
+
+
 def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
     ds = _binary_chain(0, n=8)
     for kw, expect in (({"master": "dual"}, True), ({"master": "primal"}, False), ({"slack": "n"}, False),
@@ -117,8 +149,9 @@ def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
         res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-3, max_iter=5, **kw)
         kinds = {type(B).__name__ for _, B, _ in res.model.ws._segments}
         assert ("LabelingBlock" in kinds) == expect, (kw, kinds)
-    res = mmprog.fit(ds, program="mtl", C=1.0, slack="one", eps=1e-3, max_iter=5)
-    assert not any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments)
+    for form, expect in (("dual", True), ("primal", False)):
+        res = mmprog.fit(ds, program="mtl", form=form, C=1.0, slack="one", eps=1e-3, max_iter=5)
+        assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments) == expect, form
 
 
 def _binary_chain(seed, n=4, T=3, K=2, d=5):
@@ -161,3 +194,20 @@ def test_the_ner_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
     assert max(lower) <= min(a.upper_bound, b.upper_bound) + 1e-9
     assert abs(a.primal_objective - b.primal_objective) <= C * len(small) * eps
     assert a.model.ws.nnz < b.model.ws.nnz / 10
+
+
+def test_the_mtl_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
+    """MTL (the QCQP dual) with labeling cuts and with explicit rows: brackets that overlap, template weights that
+    agree to the ε-rule's precision."""
+    from mmprog.programs.mtl import MTL
+    small = ner_slice.subset(np.arange(60))
+    C, eps = 1.0, 0.1
+    a = mmprog.fit(small, program="mtl", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    monkeypatch.setattr(MTL, "reads_labeling_cuts", lambda self, model: False)
+    b = mmprog.fit(small, program="mtl", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    assert a.termination == b.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
+    assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
+    lower = [r.history[-1].lower_bound for r in (a, b)]
+    assert max(lower) <= min(a.upper_bound, b.upper_bound) + 1e-9
+    assert abs(a.primal_objective - b.primal_objective) <= C * len(small) * eps

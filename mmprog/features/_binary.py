@@ -268,3 +268,31 @@ def labeling_pair_sum(U, tok, g, y):
     for i in range(tok.shape[0]):
         s += U[tok[i], g[i]] - U[tok[i], y[i]]
     return s
+
+
+@njit(**_JIT)
+def labeling_group_sums(indptr, indices, tok, g, y, ptr, idx, vals, K, groups, out):
+    """out[groups[j·K + k]] += row[j·K + k]·(e_g − e_y)[k] over the wrong tokens' features j: the state part of
+    ⟨row p, n·ΔF_q⟩ binned by each joint feature's group (the per-template Gram entries of mtl and pblock).
+
+    Parameters
+    ----------
+    ptr : ndarray of int64, shape (d + 1,)
+        The row's entries per feature (:func:`feature_pointers`).
+    idx, vals : the row's sorted flat indices and values
+    groups : ndarray of int, shape (dim,)
+    out : ndarray of float64, shape (m,)
+    """
+    for i in range(tok.shape[0]):
+        t = tok[i]
+        a = g[i]
+        b = y[i]
+        for p in range(indptr[t], indptr[t + 1]):
+            j = indices[p]
+            base = j * K
+            for e in range(ptr[j], ptr[j + 1]):
+                k = idx[e] - base
+                if k == a:
+                    out[groups[idx[e]]] += vals[e]
+                elif k == b:
+                    out[groups[idx[e]]] -= vals[e]

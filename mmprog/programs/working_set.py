@@ -363,14 +363,20 @@ class WorkingSet:
         ndarray of float64, shape (m, k, r)
         """
         out = np.zeros((m, len(positions), self.size))
+        labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
+        groups = np.asarray(groups)
         for k, p in enumerate(positions):
             p_idx, p_val, p_div = self._row(p)
             if not len(p_idx):
                 continue
+            if labeled:
+                # against the labeling cuts through X: each wrong token's features looked up in the row p
+                ptr, p_trans = LabelingBlock.pointers(labeled[0][1], p_idx, p_val)
+                for first, B, div in labeled:
+                    out[:, k, first] = B.group_sums(ptr, p_idx, p_val, p_trans, groups, m) / (p_div * div)
+                del ptr
             for first, B, div in self._segments:
-                if isinstance(B, LabelingBlock):
-                    B = B.csr()        # (the template programs take explicit rows; this is for checks only)
-                if B.nnz:
+                if B.nnz and not isinstance(B, LabelingBlock):
                     row_group_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div, groups,
                                    out[:, k, first: first + B.shape[0]])
         return out
@@ -493,20 +499,38 @@ class LabelingBlock:
         return mask
 
     @staticmethod
-    def token_products(block, touched, p_idx, p_val):
-        """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
-        (K²,), from p's sorted flat indices and stored values (undivided)."""
-        from ..features._binary import feature_pointers, token_products
-        X, K, dK = block.X, block.K, block.d_state
-        d = X.shape[1]
+    def pointers(block, p_idx, p_val):
+        """The entries of row p per input feature (ptr, shape (d + 1,)) and its transition part (K²,), from p's
+        sorted flat indices and stored values (undivided)."""
+        from ..features._binary import feature_pointers
+        K, dK, d = block.K, block.d_state, block.X.shape[1]
         ptr = np.zeros(d + 1, dtype=np.int64)
         feature_pointers(p_idx, K, d, ptr)
-        U = np.zeros((X.shape[0], K))
-        token_products(X.indptr, X.indices, touched, ptr, p_idx, p_val, K, U)
         p_trans = np.zeros(K * K)
         tail = np.searchsorted(p_idx, dK)
         p_trans[np.asarray(p_idx[tail:], dtype=np.int64) - dK] = p_val[tail:]
+        return ptr, p_trans
+
+    @staticmethod
+    def token_products(block, touched, p_idx, p_val):
+        """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
+        (K²,), from p's sorted flat indices and stored values (undivided)."""
+        from ..features._binary import token_products
+        X, K = block.X, block.K
+        ptr, p_trans = LabelingBlock.pointers(block, p_idx, p_val)
+        U = np.zeros((X.shape[0], K))
+        token_products(X.indptr, X.indices, touched, ptr, p_idx, p_val, K, U)
         return U, p_trans
+
+    def group_sums(self, ptr, p_idx, p_val, p_trans, groups, m):
+        """⟨row p, n·ΔF⟩ (undivided) per group, shape (m,)."""
+        from ..features._binary import labeling_group_sums
+        out = np.zeros(m)
+        labeling_group_sums(self.X.indptr, self.X.indices, self.tok, self.gold, self.pred, ptr, p_idx, p_val,
+                            self.K, groups, out)
+        np.add.at(out, np.asarray(groups[self.d_state: self.d_state + self.K * self.K], dtype=np.int64),
+                  p_trans * self.trans)
+        return out
 
     def pair_sum(self, U, p_trans):
         """⟨row p, n·ΔF⟩ (undivided) from p's U and transition part."""
