@@ -224,6 +224,9 @@ def run(program, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limi
         if len(resume.cuts):
             model.ws.round = int(resume.meta["iteration"])
             program.add_cuts(model, resume.cuts)
+        for cut in resume.labeling_cuts(fmap, prepared):
+            model.ws.round = int(resume.meta["iteration"])
+            program.add_cuts(model, cut)
         history = [IterationRecord(**h) for h in resume.meta["history"]]
         it, upper = int(resume.meta["iteration"]), float(resume.meta["upper_bound"])
         elapsed_before = float(resume.meta.get("elapsed", 0.0))

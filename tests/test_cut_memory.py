@@ -10,6 +10,9 @@ import scipy.sparse as sp
 import mmprog
 from mmprog.features import ChainFeatureMap
 
+# these tests are about the explicit rows (the labeling cuts are checked against them in test_labeling_cuts)
+pytestmark = pytest.mark.usefixtures("explicit_rows")
+
 
 def test_sparse_cut_equals_the_dense_one_with_merged_coordinates(ner_slice):
     fmap = ChainFeatureMap.from_dataset(ner_slice)

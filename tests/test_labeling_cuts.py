@@ -211,3 +211,40 @@ def test_the_mtl_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
     lower = [r.history[-1].lower_bound for r in (a, b)]
     assert max(lower) <= min(a.upper_bound, b.upper_bound) + 1e-9
     assert abs(a.primal_objective - b.primal_objective) <= C * len(small) * eps
+
+
+def test_a_checkpoint_keeps_labeling_cuts_as_labelings_and_resumes(tmp_path):
+    """Saved as their labelings (no rows made), read back with their checks, resumed to the uninterrupted optimum;
+    a labeling that does not fit is refused in one line."""
+    from mmprog import checkpoint as ckpt
+    from mmprog.exceptions import ModelFileError
+    from _enumerated import solve_full
+    ds = _binary_chain(5, n=10)
+    C, eps = 0.7, 1e-4
+    opt, _ = solve_full(ds, C, "l2")
+    part = mmprog.fit(ds, program="m3n", master="dual", C=C, slack="one", eps=eps, max_iter=4,
+                      checkpoint=tmp_path / "fit", checkpoint_every=1)
+    assert part.termination == "max_iter"
+    saved = ckpt.load(tmp_path / "fit")
+    active = [p for p in np.flatnonzero(part.model.ws.active_mask()) if p not in part.model.ws.released]
+    assert saved.meta["format_version"] == 2 and len(saved.labelings) == len(active) and len(saved.cuts) == 0
+    for lab, p in zip(saved.labelings, active):
+        held = part.model.ws.labeling_of(p)
+        assert np.array_equal(lab["tok"], held["tok"]) and np.array_equal(lab["pred"], held["pred"])
+        assert lab["dl"] == part.model.ws.dl_array()[p]
+    res = mmprog.fit(ds, eps=eps, resume=tmp_path / "fit")
+    assert res.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments)
+    tol = 1e-6 * max(1.0, abs(opt))
+    assert opt - tol <= res.primal_objective <= opt + C * len(ds) * eps + tol
+    # a labeling whose gold and decoded labels agree, then one naming a token row the data do not have
+    with np.load(tmp_path / "fit.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    for change, needle in ((lambda a: a["lab_pred"].__setitem__(0, a["lab_gold"][0]), "gold ≠ decoded"),
+                           (lambda a: a["lab_tok"].__setitem__(0, 10 ** 6), "does not fit these data")):
+        bad = {k: v.copy() for k, v in arrays.items()}
+        change(bad)
+        np.savez(tmp_path / "bad.npz", **bad)
+        with pytest.raises(ModelFileError, match=needle) as e:
+            mmprog.fit(ds, eps=eps, resume=tmp_path / "bad")
+        assert "\n" not in str(e.value) and str(e.value).startswith(str(tmp_path / "bad.npz"))

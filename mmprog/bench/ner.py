@@ -2,8 +2,9 @@
 
 The 134 CRF++ templates of the ``ner`` preset (:class:`~mmprog.features.templates.TemplateExtractor`) on the
 first ``--limit`` training sentences (default all 8,323; 5.9 million input and 53 million joint features); P0 in
-its 1-slack form (``m3n``, Gram-dual master), C = 1 on the n-slack scale, eps 0.5, ``--drop-after 10``, at most
-``--max-cuts 10`` active cuts (older ones aggregated, see :func:`mmprog.cutting_plane.run`). Scored by
+its 1-slack form (``m3n``, Gram-dual master), C = 1 on the n-slack scale, eps 0.5, ``--drop-after 10``; the cuts are
+held as their labelings (:class:`mmprog.cuts.LabelingCut`, about 1 MB a cut), so the working set is not bounded by
+default (``--max-cuts K`` aggregates the oldest beyond K, see :func:`mmprog.cutting_plane.run`). Scored by
 conlleval's chunk F1 on testb.
 
 With ``--svmhmm PATH`` the user's own ``svm_hmm_learn`` (and the ``svm_hmm_classify`` beside it) runs in the same
@@ -179,8 +180,9 @@ def _parser(prog, doc):
     ap.add_argument("--max-iter", type=int, default=1000)
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--drop-after", type=int, default=10)
-    ap.add_argument("--max-cuts", type=int, default=10,
-                    help="active cuts kept; older ones are aggregated (mmprog.fit's max_cuts; 0: unbounded)")
+    ap.add_argument("--max-cuts", type=int, default=0,
+                    help="active cuts kept; older ones are aggregated (mmprog.fit's max_cuts; 0, the default: "
+                         "unbounded)")
     ap.add_argument("--program", default="m3n", choices=["m3n", "mtl"])
     ap.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
     ap.add_argument("--n-jobs", type=int, default=None)

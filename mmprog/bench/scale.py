@@ -1,7 +1,7 @@
 """``python -m mmprog.bench scale``: round time and peak memory of the NER structural SVM against training size.
 
 The fit of ``python -m mmprog.bench ner`` (134 templates, ``m3n`` 1-slack, C = 1, eps 0.5, ``--drop-after 10``,
-``--max-cuts 10``)
+the working set unbounded unless ``--max-cuts`` is given)
 on the first 1,000 / 2,000 / 4,000 / 8,323 CoNLL-2002 Spanish training sentences (``--sizes``), each in its own
 child process measured by :func:`mmprog.bench.ocr._measure` (peak resident memory of the process tree, CPU with
 workers), without the testb evaluation. Per size: tokens, joint features, rounds, seconds per round (the fit's

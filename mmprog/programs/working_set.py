@@ -203,6 +203,21 @@ class WorkingSet:
         starts = [seg[0] for seg in self._segments]
         return int(np.searchsorted(starts, p, side="right")) - 1
 
+    def labeling_of(self, p):
+        """The labeling dict of cut p when it is held as one (:class:`LabelingBlock`), else None."""
+        B = self._segments[self._segment_of(p)][1] if self._segments else None
+        return B.lab if isinstance(B, LabelingBlock) else None
+
+    def explicit_rows(self, positions):
+        """The float rows ΔF_p of ``positions`` stacked, CSR (len(positions), dim), from the blocks one row at a time
+        (no stacked copy of the working set; a labeling cut's row is made)."""
+        parts = [self._row(int(p)) for p in positions]
+        indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(idx) for idx, _, _ in parts], out=indptr[1:])
+        indices = np.concatenate([idx for idx, _, _ in parts]) if parts else np.zeros(0, dtype=self._itype)
+        data = np.concatenate([val / div for _, val, div in parts]) if parts else np.zeros(0)
+        return sp.csr_matrix((data.astype(np.float64, copy=False), indices, indptr), shape=(len(parts), self.dim))
+
     def dF(self):
         """All ΔF_r stacked, CSR (r, dim): the one block itself, or the blocks concatenated (a copy, kept until the
         next add or release; the engine's m3n/1-slack path never asks for it)."""
