@@ -31,5 +31,6 @@ def explicit_rows(monkeypatch):
     from mmprog.programs.base import Program
     from mmprog.programs.m3n import M3N
     from mmprog.programs.mtl import MTL
-    for cls in (M3N, MTL):
+    from mmprog.programs.pblock import PBlock
+    for cls in (M3N, MTL, PBlock):
         monkeypatch.setattr(cls, "reads_labeling_cuts", Program.reads_labeling_cuts)

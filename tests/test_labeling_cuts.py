@@ -149,9 +149,10 @@ def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
         res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-3, max_iter=5, **kw)
         kinds = {type(B).__name__ for _, B, _ in res.model.ws._segments}
         assert ("LabelingBlock" in kinds) == expect, (kw, kinds)
-    for form, expect in (("dual", True), ("primal", False)):
-        res = mmprog.fit(ds, program="mtl", form=form, C=1.0, slack="one", eps=1e-3, max_iter=5)
-        assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments) == expect, form
+    for program, kw, expect in (("mtl", {"form": "dual"}, True), ("mtl", {"form": "primal"}, False),
+                                ("pblock", {}, True), ("l1m3n", {}, False)):
+        res = mmprog.fit(ds, program=program, C=1.0, slack="one", eps=1e-3, max_iter=5, **kw)
+        assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments) == expect, (program, kw)
 
 
 def _binary_chain(seed, n=4, T=3, K=2, d=5):
@@ -196,15 +197,16 @@ def test_the_ner_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
     assert a.model.ws.nnz < b.model.ws.nnz / 10
 
 
-def test_the_mtl_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
-    """MTL (the QCQP dual) with labeling cuts and with explicit rows: brackets that overlap, template weights that
-    agree to the ε-rule's precision."""
-    from mmprog.programs.mtl import MTL
+@pytest.mark.parametrize("program", ["mtl", "pblock"])
+def test_the_template_fits_match_the_explicit_rows(ner_slice, monkeypatch, program):
+    """MTL (the QCQP dual) and the p-block dual with labeling cuts and with explicit rows: brackets that overlap,
+    objectives within the ε-rule's width."""
+    from mmprog.programs.base import get_program
     small = ner_slice.subset(np.arange(60))
     C, eps = 1.0, 0.1
-    a = mmprog.fit(small, program="mtl", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
-    monkeypatch.setattr(MTL, "reads_labeling_cuts", lambda self, model: False)
-    b = mmprog.fit(small, program="mtl", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    a = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    monkeypatch.setattr(type(get_program(program)), "reads_labeling_cuts", lambda self, model: False)
+    b = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
     assert a.termination == b.termination == "converged"
     assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
     assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
