@@ -170,7 +170,8 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
 # counts determine it. Every product the Gram-dual master needs goes through X instead of the block:
 #   ΔF_q·w  = Σ_i Σ_{j ∈ x_{t_i}} (w[jK + g_i] − w[jK + y_i]) + trans_q·w_T            (labeling_margin)
 #   Σ_q α_q ΔF_q = Xᵀ M ⊕ Σ_q α_q trans_q,  M[t] = Σ_q α_q (e_{g} − e_{y}) over q's tokens   (scatter_labels, xt_rows)
-#   ⟨ΔF_p, ΔF_q⟩ = Σ_i (U[t_i, g_i] − U[t_i, y_i]) + trans_p·trans_q,  U = X ΔF_p (tokens × K) (token_products)
+#   ⟨ΔF_p, ΔF_q⟩ = Σ_i (U[t_i, g_i] − U[t_i, y_i]) + trans_p·trans_q,  U = X ΔF_p (tokens × K) (masked_row_scores,
+#   with the new row p held dense so that each entry of X reads one cache line of it)
 # All with the counts (integers, exact in float64) and the 1/n of each cut applied once at the end.
 
 
@@ -228,40 +229,6 @@ def xt_rows(indptr, indices, touched, M, out):
 
 
 @njit(**_JIT)
-def feature_pointers(idx, K, d, ptr):
-    """ptr[j]..ptr[j+1]: the entries of a sorted flat row (indices j·K + k) belonging to feature j < d; the entries
-    past d·K (transitions) are left out. ptr: int64 zeros, shape (d + 1,)."""
-    for e in range(idx.shape[0]):
-        j = idx[e] // K
-        if j < d:
-            ptr[j + 1] += 1
-    for j in range(d):
-        ptr[j + 1] += ptr[j]
-
-
-@njit(**_JIT)
-def token_products(indptr, indices, touched, ptr, idx, vals, K, U):
-    """U[t, k] = Σ_{j ∈ row t} row[j·K + k] for the touched tokens t: X times the state block of a flat row.
-
-    Parameters
-    ----------
-    ptr : ndarray of int64, shape (d + 1,)
-        From :func:`feature_pointers`.
-    idx, vals : the row's sorted flat indices and values (counts or floats)
-    U : ndarray of float64, shape (N, K)
-        Zeros in.
-    """
-    for t in range(touched.shape[0]):
-        if not touched[t]:
-            continue
-        for p in range(indptr[t], indptr[t + 1]):
-            j = indices[p]
-            base = j * K
-            for e in range(ptr[j], ptr[j + 1]):
-                U[t, idx[e] - base] += vals[e]
-
-
-@njit(**_JIT)
 def labeling_pair_sum(U, tok, g, y):
     """Σ_i U[tok_i, g_i] − U[tok_i, y_i]."""
     s = 0.0
@@ -271,15 +238,33 @@ def labeling_pair_sum(U, tok, g, y):
 
 
 @njit(**_JIT)
-def labeling_group_sums(indptr, indices, tok, g, y, ptr, idx, vals, K, groups, out):
-    """out[groups[j·K + k]] += row[j·K + k]·(e_g − e_y)[k] over the wrong tokens' features j: the state part of
-    ⟨row p, n·ΔF_q⟩ binned by each joint feature's group (the per-template Gram entries of mtl and pblock).
+def masked_row_scores(indptr, indices, touched, V, K, out):
+    """out[t, k] += Σ_{j ∈ row t} V[j·K + k] for the touched tokens t: X times a row held dense (flat, ≥ d·K), one
+    cache line of V per entry of X (a sorted sparse row looked up by feature cost three).
 
     Parameters
     ----------
-    ptr : ndarray of int64, shape (d + 1,)
-        The row's entries per feature (:func:`feature_pointers`).
-    idx, vals : the row's sorted flat indices and values
+    touched : ndarray of bool, shape (N,)
+    V : ndarray of float64, shape (≥ d·K,)
+    out : ndarray of float64, shape (N, K)
+    """
+    for t in range(touched.shape[0]):
+        if not touched[t]:
+            continue
+        for p in range(indptr[t], indptr[t + 1]):
+            base = indices[p] * K
+            for k in range(K):
+                out[t, k] += V[base + k]
+
+
+@njit(**_JIT)
+def labeling_group_sums_dense(indptr, indices, tok, g, y, V, K, groups, out):
+    """out[groups[j·K + k]] += V[j·K + k]·(e_g − e_y)[k] over the wrong tokens' features j: the state part of
+    ⟨row p, n·ΔF_q⟩ binned by each joint feature's group (the per-template Gram entries of mtl and pblock), with the
+    row p held dense (flat V, ≥ d·K).
+
+    Parameters
+    ----------
     groups : ndarray of int, shape (dim,)
     out : ndarray of float64, shape (m,)
     """
@@ -288,11 +273,10 @@ def labeling_group_sums(indptr, indices, tok, g, y, ptr, idx, vals, K, groups, o
         a = g[i]
         b = y[i]
         for p in range(indptr[t], indptr[t + 1]):
-            j = indices[p]
-            base = j * K
-            for e in range(ptr[j], ptr[j + 1]):
-                k = idx[e] - base
-                if k == a:
-                    out[groups[idx[e]]] += vals[e]
-                elif k == b:
-                    out[groups[idx[e]]] -= vals[e]
+            base = indices[p] * K
+            va = V[base + a]
+            vb = V[base + b]
+            if va != 0.0:
+                out[groups[base + a]] += va
+            if vb != 0.0:
+                out[groups[base + b]] -= vb
