@@ -255,28 +255,3 @@ def masked_row_scores(indptr, indices, touched, V, K, out):
             base = indices[p] * K
             for k in range(K):
                 out[t, k] += V[base + k]
-
-
-@njit(**_JIT)
-def labeling_group_sums_dense(indptr, indices, tok, g, y, V, K, groups, out):
-    """out[groups[j·K + k]] += V[j·K + k]·(e_g − e_y)[k] over the wrong tokens' features j: the state part of
-    ⟨row p, n·ΔF_q⟩ binned by each joint feature's group (the per-template Gram entries of mtl and pblock), with the
-    row p held dense (flat V, ≥ d·K).
-
-    Parameters
-    ----------
-    groups : ndarray of int, shape (dim,)
-    out : ndarray of float64, shape (m,)
-    """
-    for i in range(tok.shape[0]):
-        t = tok[i]
-        a = g[i]
-        b = y[i]
-        for p in range(indptr[t], indptr[t + 1]):
-            base = indices[p] * K
-            va = V[base + a]
-            vb = V[base + b]
-            if va != 0.0:
-                out[groups[base + a]] += va
-            if vb != 0.0:
-                out[groups[base + b]] -= vb

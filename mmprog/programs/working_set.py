@@ -394,20 +394,15 @@ class WorkingSet:
         ndarray of float64, shape (m, k, r)
         """
         out = np.zeros((m, len(positions), self.size))
-        labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
-        groups = np.asarray(groups)
         for k, p in enumerate(positions):
             p_idx, p_val, p_div = self._row(p)
             if not len(p_idx):
                 continue
-            if labeled:
-                # against the labeling cuts through X: each wrong token's features looked up in the row p
-                p_trans = LabelingBlock.transitions(labeled[0][1], p_idx, p_val)
-                with self._dense_row(p_idx, p_val) as V:
-                    for first, B, div in labeled:
-                        out[:, k, first] = B.group_sums(V, p_trans, groups, m) / (p_div * div)
             for first, B, div in self._segments:
-                if B.nnz and not isinstance(B, LabelingBlock):
+                if isinstance(B, LabelingBlock):
+                    # (the template programs take explicit rows; a labeling cut here is made into its row)
+                    B = B.csr()
+                if B.nnz:
                     row_group_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div, groups,
                                    out[:, k, first: first + B.shape[0]])
         return out
@@ -548,15 +543,6 @@ class LabelingBlock:
         masked_row_scores(X.indptr, X.indices, touched, V, K, U)
         return U, LabelingBlock.transitions(block, p_idx, p_val)
 
-    def group_sums(self, V, p_trans, groups, m):
-        """⟨row p, n·ΔF⟩ (undivided) per group, shape (m,); V is row p held dense."""
-        from ..features._binary import labeling_group_sums_dense
-        out = np.zeros(m)
-        labeling_group_sums_dense(self.X.indptr, self.X.indices, self.tok, self.gold, self.pred, V, self.K, groups,
-                                  out)
-        np.add.at(out, np.asarray(groups[self.d_state: self.d_state + self.K * self.K], dtype=np.int64),
-                  p_trans * self.trans)
-        return out
 
     def pair_sum(self, U, p_trans):
         """⟨row p, n·ΔF⟩ (undivided) from p's U and transition part."""
