@@ -1,7 +1,7 @@
 """Checkpoints of a cutting-plane fit: the working set and the iterate, written atomically, read back to resume.
 
 A checkpoint is ONE ``.npz`` file (no pickle): the active cuts (their ΔF rows as CSR arrays, Δℓ, the slack each
-belongs to), the iterate (w, ξ), and a JSON document in the array ``meta`` (program, its hyper-parameters, slack
+belongs to; a 1-slack cut held as its labeling as that labeling, arrays ``lab_*``, format 2), the iterate (w, ξ), and a JSON document in the array ``meta`` (program, its hyper-parameters, slack
 form, round, elapsed seconds, bounds, history, and a fingerprint of the feature map). It is written to a temporary
 file beside the target and renamed over it, so an interrupted save leaves the previous checkpoint intact, never a
 half-written one.
@@ -26,7 +26,8 @@ from .exceptions import ModelFileError
 from .result import _jsonable
 
 FORMAT = "mmprog-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2          # 2: labeling cuts (lab_*) beside the rows
+_LAB = ("lab_ptr", "lab_tok", "lab_gold", "lab_pred", "lab_trans", "lab_n", "lab_dl")
 
 
 def fingerprint(fmap):
@@ -74,7 +75,13 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
     ws = model.ws
     keep = np.flatnonzero(ws.active_mask())
     keep = np.array([p for p in keep if p not in ws.released], dtype=np.int64)
-    F = ws.dF()[keep] if ws.size else sp.csr_matrix((0, fmap.dim))
+    # labeling cuts are written as their labelings: making their rows would hold every active cut's row at once
+    # (gigabytes on full CoNLL-2002 NER)
+    labs = [ws.labeling_of(p) for p in keep]
+    keep_lab = np.array([p for p, lab in zip(keep, labs) if lab is not None], dtype=np.int64)
+    labs = [lab for lab in labs if lab is not None]
+    keep = np.array([p for p in keep if p not in set(keep_lab.tolist())], dtype=np.int64)
+    F = ws.explicit_rows(keep)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
             "program": program.name, "params": program.params(), "slack": slack, "iteration": int(iteration),
             "elapsed": float(elapsed), "upper_bound": float(upper_bound), "termination": termination,
@@ -84,6 +91,14 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
               "xi": np.asarray(xi, dtype=np.float64), "example": ws.example_array()[keep] if ws.size else
               np.zeros(0, np.int64), "dl": ws.dl_array()[keep] if ws.size else np.zeros(0),
               "dF_data": F.data, "dF_indices": F.indices, "dF_indptr": F.indptr}
+    if labs:
+        arrays.update(
+            lab_ptr=np.concatenate([[0], np.cumsum([len(lab["tok"]) for lab in labs])]).astype(np.int64),
+            lab_tok=np.concatenate([lab["tok"] for lab in labs]).astype(np.int64),
+            lab_gold=np.concatenate([lab["gold"] for lab in labs]).astype(np.int64),
+            lab_pred=np.concatenate([lab["pred"] for lab in labs]).astype(np.int64),
+            lab_trans=np.stack([lab["trans"] for lab in labs]), lab_n=np.array([lab["n"] for lab in labs]),
+            lab_dl=ws.dl_array()[keep_lab])
     d = os.path.dirname(os.path.abspath(target))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(target) + ".", suffix=".tmp")
@@ -100,10 +115,32 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
 
 
 class Checkpoint:
-    """A checkpoint read back: ``meta`` (the JSON document), ``w``, ``xi`` and the saved ``cuts``."""
+    """A checkpoint read back: ``meta`` (the JSON document), ``w``, ``xi``, the saved ``cuts`` (explicit rows) and
+    ``labelings`` (the 1-slack cuts held as labelings: dicts of tok, gold, pred, trans, K, n, dl; made into
+    :class:`~mmprog.cuts.LabelingCut` on the resumed fit's token matrix by :meth:`labeling_cuts`)."""
 
-    def __init__(self, path, meta, w, xi, cuts):
+    def __init__(self, path, meta, w, xi, cuts, labelings=()):
         self.path, self.meta, self.w, self.xi, self.cuts = path, meta, w, xi, cuts
+        self.labelings = list(labelings)
+
+    def labeling_cuts(self, fmap, prepared):
+        """The saved labelings as cuts on the resumed fit's token matrix; a labeling that does not fit it (token
+        rows or labels out of range) is a one-line :class:`ModelFileError`."""
+        from .cuts import LabelingCut
+        if not self.labelings:
+            return []
+        X = prepared.data.get("X") if hasattr(prepared, "data") else None
+        out = []
+        for k, lab in enumerate(self.labelings):
+            K = lab["K"]
+            if X is None or K != getattr(fmap, "n_labels", None) or X.shape[1] * K + K * K != fmap.dim \
+                    or (len(lab["tok"]) and int(lab["tok"].max()) >= X.shape[0]):
+                raise ModelFileError(f"{self.path}: array 'lab_tok': labeling cut {k} does not fit these data "
+                                     f"({K} labels, token rows up to {int(lab['tok'].max(initial=-1))}); resume "
+                                     f"with the same data and templates")
+            out.append(LabelingCut(X, lab["tok"], lab["gold"], lab["pred"], lab["trans"].reshape(K, K), K,
+                                   lab["n"], lab["dl"]))
+        return out
 
     @property
     def program(self):
@@ -193,7 +230,43 @@ def load(path):
     if m and (ex.min() < 0 or ex.max() >= int(meta["n_slacks"])):
         raise ModelFileError(f"{target}: array 'example' names slacks outside 0..{int(meta['n_slacks']) - 1}")
     cuts = Cuts(ex.astype(np.int64), dF, arrays["dl"].astype(np.float64))
-    return Checkpoint(target, meta, w.astype(np.float64), xi.astype(np.float64), cuts)
+    return Checkpoint(target, meta, w.astype(np.float64), xi.astype(np.float64), cuts,
+                      _labelings(target, arrays, int(meta["n_slacks"])))
+
+
+def _labelings(target, arrays, n_slacks):
+    """The labeling cuts of a format-2 checkpoint (arrays ``lab_*``), checked; [] when it has none."""
+    present = [k for k in _LAB if k in arrays]
+    if not present:
+        return []
+    if len(present) < len(_LAB):
+        raise ModelFileError(f"{target}: missing array {[k for k in _LAB if k not in arrays][0]!r}")
+    if n_slacks != 1:
+        raise ModelFileError(f"{target}: arrays 'lab_*' are 1-slack cuts, the checkpoint has {n_slacks} slacks")
+    a = {k: arrays[k] for k in _LAB}
+    for k in ("lab_ptr", "lab_tok", "lab_gold", "lab_pred"):
+        if a[k].ndim != 1 or a[k].dtype.kind not in "iu":
+            raise ModelFileError(f"{target}: array {k!r} is {a[k].dtype} of shape {a[k].shape}, expected a 1-d "
+                                 f"integer array")
+    for k in ("lab_trans", "lab_n", "lab_dl"):
+        if a[k].dtype.kind != "f" or not np.all(np.isfinite(a[k])):
+            raise ModelFileError(f"{target}: array {k!r} is not a finite float array")
+    ptr, m = a["lab_ptr"], len(a["lab_dl"])
+    KK = a["lab_trans"].shape[1] if a["lab_trans"].ndim == 2 else -1
+    K = int(round(np.sqrt(max(KK, 0))))
+    if (len(ptr) != m + 1 or a["lab_n"].shape != (m,) or a["lab_dl"].ndim != 1 or a["lab_trans"].shape != (m, KK)
+            or K < 1 or K * K != KK or ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != len(a["lab_tok"])
+            or not len(a["lab_tok"]) == len(a["lab_gold"]) == len(a["lab_pred"])):
+        raise ModelFileError(f"{target}: arrays 'lab_*' do not describe {m} labeling cuts (pointers, lengths, "
+                             f"a (cuts, K²) transition array)")
+    if len(a["lab_tok"]) and (a["lab_tok"].min() < 0 or min(a["lab_gold"].min(), a["lab_pred"].min()) < 0
+                              or max(a["lab_gold"].max(), a["lab_pred"].max()) >= K
+                              or np.any(a["lab_gold"] == a["lab_pred"])) or np.any(a["lab_n"] < 1):
+        raise ModelFileError(f"{target}: arrays 'lab_*' hold token rows, labels (0..{K - 1}, gold ≠ decoded) or "
+                             f"counts n out of range")
+    return [dict(tok=a["lab_tok"][ptr[r]: ptr[r + 1]], gold=a["lab_gold"][ptr[r]: ptr[r + 1]],
+                 pred=a["lab_pred"][ptr[r]: ptr[r + 1]], trans=a["lab_trans"][r].astype(np.float64), K=K,
+                 n=float(a["lab_n"][r]), dl=float(a["lab_dl"][r])) for r in range(m)]
 
 
 def _one_line(e):

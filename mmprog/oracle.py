@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from .cuts import Cuts, CountCut
+from .cuts import Cuts, CountCut, LabelingCut
 from .exceptions import ParameterError
 
 BACKENDS = ("serial", "thread", "process", "dask")
@@ -149,7 +149,16 @@ class Oracle:
     chunk_size : int, optional
         Examples per task (default: n / (4 · workers), at least 50) — many examples per task, since one task per
         example costs more in scheduling than the decoding itself.
+
+    Attributes
+    ----------
+    labeling_cuts : bool
+        Return the serial 1-slack cut of a first-order chain with 0/1 token features as its labeling
+        (:class:`~mmprog.cuts.LabelingCut`) where the map allows it. Set by the engine for the programs that read
+        such cuts (:meth:`~mmprog.programs.base.Program.reads_labeling_cuts`); False by default.
     """
+
+    labeling_cuts = False
 
     def __init__(self, fmap, prepared, backend="serial", n_jobs=None, client=None, chunk_size=None):
         if backend not in BACKENDS:
@@ -263,10 +272,18 @@ class Oracle:
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
                 with blas_single():
-                    dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True)
+                    if self.labeling_cuts:
+                        dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True,
+                                                                       labeling=True)
+                    else:
+                        dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True)
             except NotImplementedError:
                 pass
             else:
+                if isinstance(dF_sum, dict):
+                    lab = dF_sum
+                    return LabelingCut(lab["X"], lab["tok"], lab["gold"], lab["pred"], lab["trans"], lab["K"], n,
+                                       dl_sum / n), hinge
                 if dF_sum.data.dtype.kind == "i":
                     # integer counts (0/1 features): kept as they are, divided by n where read (6–8 bytes an entry)
                     return CountCut(dF_sum, n, dl_sum / n), hinge

@@ -21,3 +21,13 @@ def ner_slice():
         pytest.skip(f"CoNLL-2002 not found at {path}")
     train = load_conll(path, columns=("form", "pos", "ne"))
     return TemplateExtractor("ner").to_dataset(train.subset(np.arange(120)))
+
+
+@pytest.fixture
+def explicit_rows(monkeypatch):
+    """Fits keep every cut as its explicit ΔF row: the tests of those representations (counts, float blocks,
+    aggregates, the merge kernels) run on them, not on the labeling cuts m3n's Gram dual reads by default
+    (tests/test_labeling_cuts.py checks those against these)."""
+    from mmprog.programs.base import Program
+    from mmprog.programs.m3n import M3N
+    monkeypatch.setattr(M3N, "reads_labeling_cuts", Program.reads_labeling_cuts)

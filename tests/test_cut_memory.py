@@ -10,6 +10,9 @@ import scipy.sparse as sp
 import mmprog
 from mmprog.features import ChainFeatureMap
 
+# these tests are about the explicit rows (the labeling cuts are checked against them in test_labeling_cuts)
+pytestmark = pytest.mark.usefixtures("explicit_rows")
+
 
 def test_sparse_cut_equals_the_dense_one_with_merged_coordinates(ner_slice):
     fmap = ChainFeatureMap.from_dataset(ner_slice)
@@ -34,7 +37,7 @@ def test_fit_on_the_slice_is_unchanged_within_eps(ner_slice, monkeypatch):
     new = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=300)
     orig = ChainFeatureMap.separate_sum
 
-    def dense_path(self, w, prepared, idx=None, sparse=False, counts=False):
+    def dense_path(self, w, prepared, idx=None, sparse=False, counts=False, labeling=False):
         dF, dl, h = orig(self, w, prepared, idx)         # the dense block, converted afterwards as before
         return sp.csr_matrix(dF[None, :]), dl, h
 

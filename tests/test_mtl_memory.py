@@ -17,6 +17,9 @@ from mmprog.programs.mtl import TemplateGram, group_sq_norms, template_combinati
 from mmprog.programs.working_set import WorkingSet
 from test_cut_memory import _random_cuts as _float_cuts      # k float rows, nnz entries each
 
+# these tests are about the explicit rows (the labeling cuts are checked against them in test_labeling_cuts)
+pytestmark = pytest.mark.usefixtures("explicit_rows")
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # the previous implementations (scipy on the stacked working set)

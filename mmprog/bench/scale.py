@@ -1,7 +1,7 @@
 """``python -m mmprog.bench scale``: round time and peak memory of the NER structural SVM against training size.
 
 The fit of ``python -m mmprog.bench ner`` (134 templates, ``m3n`` 1-slack, C = 1, eps 0.5, ``--drop-after 10``,
-``--max-cuts 10``)
+the working set unbounded unless ``--max-cuts`` is given)
 on the first 1,000 / 2,000 / 4,000 / 8,323 CoNLL-2002 Spanish training sentences (``--sizes``), each in its own
 child process measured by :func:`mmprog.bench.ocr._measure` (peak resident memory of the process tree, CPU with
 workers), without the testb evaluation. Per size: tokens, joint features, rounds, seconds per round (the fit's
@@ -14,14 +14,14 @@ import os
 import sys
 import tempfile
 
-from .ner import _parser, run_mmprog
+from .ner import _parser, resolve_max_cuts, run_mmprog
 
 
 def main(argv=None):
     ap = _parser("python -m mmprog.bench scale", __doc__)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8323],
                     help="training sentences per fit (the first N; 8323 is all)")
-    args = ap.parse_args(argv)
+    args = resolve_max_cuts(ap.parse_args(argv))
     print(f"CoNLL-2002 Spanish NER, 134 templates, {args.program} 1-slack, C = {args.C:g}, eps {args.eps:g}, "
           f"drop_after {args.drop_after}, max_cuts {args.max_cuts or 'unbounded'}, oracle {args.oracle}; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")

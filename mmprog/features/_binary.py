@@ -162,3 +162,96 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
     flat[s_nnz:] = d * K + t_nz
     vals[s_nnz:] = t_vals             # integers of the value type's range when vtype is an integer type
     return flat, vals
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`). For binary token features the cut's state block
+# is Xᵀ(E_g − E_y) over its wrong tokens, so the tokens, their gold and decoded labels and the K × K transition
+# counts determine it. Every product the Gram-dual master needs goes through X instead of the block:
+#   ΔF_q·w  = Σ_i Σ_{j ∈ x_{t_i}} (w[jK + g_i] − w[jK + y_i]) + trans_q·w_T            (labeling_margin)
+#   Σ_q α_q ΔF_q = Xᵀ M ⊕ Σ_q α_q trans_q,  M[t] = Σ_q α_q (e_{g} − e_{y}) over q's tokens   (scatter_labels, xt_rows)
+#   ⟨ΔF_p, ΔF_q⟩ = Σ_i (U[t_i, g_i] − U[t_i, y_i]) + trans_p·trans_q,  U = X ΔF_p (tokens × K) (masked_row_scores,
+#   with the new row p held dense so that each entry of X reads one cache line of it)
+# All with the counts (integers, exact in float64) and the 1/n of each cut applied once at the end.
+
+
+@njit(**_JIT)
+def labeling_margin(indptr, indices, tok, g, y, w, K):
+    """Σ_i Σ_{j ∈ row tok_i} (w[j·K + g_i] − w[j·K + y_i]): the state part of ΔF·w times n.
+
+    Parameters
+    ----------
+    indptr, indices : the CSR arrays of X, shape (N, d), every stored value 1
+    tok, g, y : ndarray of int, shape (m,)
+        The cut's wrong tokens (rows of X), their gold and decoded labels.
+    w : ndarray of float64, shape (≥ d·K,)
+    K : int
+    """
+    s = 0.0
+    for i in range(tok.shape[0]):
+        t = tok[i]
+        a = g[i]
+        b = y[i]
+        for p in range(indptr[t], indptr[t + 1]):
+            base = indices[p] * K
+            s += w[base + a] - w[base + b]
+    return s
+
+
+@njit(**_JIT)
+def scatter_labels(M, tok, g, y, c, touched):
+    """M[tok_i, g_i] += c, M[tok_i, y_i] −= c; marks the tokens in ``touched`` (bool, shape (N,))."""
+    for i in range(tok.shape[0]):
+        t = tok[i]
+        M[t, g[i]] += c
+        M[t, y[i]] -= c
+        touched[t] = True
+
+
+@njit(**_JIT)
+def xt_rows(indptr, indices, touched, M, out):
+    """out[j·K + k] += Σ_t M[t, k] over the touched tokens t having feature j: Xᵀ M written into the flat w.
+
+    Parameters
+    ----------
+    touched : ndarray of bool, shape (N,)
+    M : ndarray of float64, shape (N, K)
+    out : ndarray of float64, shape (≥ d·K,)
+    """
+    K = M.shape[1]
+    for t in range(touched.shape[0]):
+        if not touched[t]:
+            continue
+        for p in range(indptr[t], indptr[t + 1]):
+            base = indices[p] * K
+            for k in range(K):
+                out[base + k] += M[t, k]
+
+
+@njit(**_JIT)
+def labeling_pair_sum(U, tok, g, y):
+    """Σ_i U[tok_i, g_i] − U[tok_i, y_i]."""
+    s = 0.0
+    for i in range(tok.shape[0]):
+        s += U[tok[i], g[i]] - U[tok[i], y[i]]
+    return s
+
+
+@njit(**_JIT)
+def masked_row_scores(indptr, indices, touched, V, K, out):
+    """out[t, k] += Σ_{j ∈ row t} V[j·K + k] for the touched tokens t: X times a row held dense (flat, ≥ d·K), one
+    cache line of V per entry of X (a sorted sparse row looked up by feature cost three).
+
+    Parameters
+    ----------
+    touched : ndarray of bool, shape (N,)
+    V : ndarray of float64, shape (≥ d·K,)
+    out : ndarray of float64, shape (N, K)
+    """
+    for t in range(touched.shape[0]):
+        if not touched[t]:
+            continue
+        for p in range(indptr[t], indptr[t + 1]):
+            base = indices[p] * K
+            for k in range(K):
+                out[t, k] += V[base + k]

@@ -548,7 +548,7 @@ class ChainFeatureMap:
         dF = sp.hstack([state, sp.csr_matrix(trans)], format="csr")
         return dF, self.loss(prepared, idx, labelings)
 
-    def separate_sum(self, w, prepared, idx=None, sparse=False, counts=False):
+    def separate_sum(self, w, prepared, idx=None, sparse=False, counts=False, labeling=False):
         """The 1-slack separation in one pass: Σᵢ Δfᵢ(ŷᵢ) and Σᵢ Δℓᵢ(ŷᵢ) of the most violated labelings, with the
         per-example hinge losses, without building per-example ΔF rows.
 
@@ -575,6 +575,11 @@ class ChainFeatureMap:
             they all are (0/1 template features: Σᵢ Δfᵢ counts tokens), int32 or int16 (when every count fits), 4
             or 2 bytes an entry instead of 8 (the caller keeps them, see :class:`mmprog.cuts.CountCut`); float64
             otherwise, as without it.
+        labeling : bool
+            With ``sparse=True``, the first-order map without edge features and 0/1 token features: the cut as the
+            labeling that makes it (a dict of X, the wrong tokens' rows ``tok``, ``gold`` and ``pred`` labels, the
+            transition counts ``trans`` (K, K) and K; see :class:`mmprog.cuts.LabelingCut`) instead of its row;
+            otherwise as without it.
 
         Returns
         -------
@@ -621,6 +626,10 @@ class ChainFeatureMap:
             cols, vals = [np.arange(d_s * K + K * K)], [flat]
         else:
             sel = np.nonzero((g >= 0) & (lab != g))[0]
+            if first_order and sparse and labeling and self._binary_tokens(prepared) \
+                    and self.dim == X.shape[1] * K + K * K:
+                return (dict(X=X, tok=tok[sel], gold=g[sel], pred=lab[sel], trans=trans, K=K), float(dl.sum()),
+                        dl - path)
             if first_order and sparse and self._binary_tokens(prepared):
                 # 0/1 template features: counted by feature straight into the cut's arrays (_binary), not
                 # summed as scipy products (three (d, K) matrices at once, the fit's peak memory on full NER)

@@ -58,6 +58,10 @@ class M3N(Program):
             raise ParameterError(f'master must be "primal", "dual" or "auto"; got {master!r}')
         self.master = master
 
+    def reads_labeling_cuts(self, model):
+        # the Gram dual reads the cuts through the working set only (Gram rows, ΔFᵀα); the primal master writes rows
+        return getattr(model, "master", None) == "dual"
+
     def params(self):
         return {"C": self.C, "master": self.master}
 

@@ -5,6 +5,8 @@ exports can read the cut data (ΔF_r, Δℓ_r, the slack each cut belongs to) wi
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -52,6 +54,9 @@ class WorkingSet:
         self.added_round = []
         self.released = set()
         self.round = 0
+        # the explicit row of one labeling cut (position, indices, values, divisor): the newest cut's row is read
+        # for its Gram row right after it is added
+        self._row_cache = None
 
     @property
     def size(self):
@@ -61,18 +66,24 @@ class WorkingSet:
         """Append a batch of cuts; returns their positions.
 
         Cuts that carry their ΔF as integer counts (:attr:`~mmprog.cuts.Cuts.counts`, a 1-slack cut of 0/1
-        features) are kept as those counts, without making the float rows."""
+        features) are kept as those counts, without making the float rows; a cut held as its labeling
+        (:class:`~mmprog.cuts.LabelingCut`) is kept as that (:class:`LabelingBlock`)."""
         start = self.size
-        counts = getattr(cuts, "counts", None)
-        if counts is not None:
-            B, div = counts
-            div = float(div)
+        self._row_cache = None
+        labeling = getattr(cuts, "labeling", None)
+        if labeling is not None:
+            B, div = LabelingBlock(labeling, self.dim), labeling["n"]
         else:
-            B, div = sp.csr_matrix(cuts.dF), 1.0
-        B.sum_duplicates()
-        if B.data.base is not None or B.indices.base is not None or B.indices.dtype != self._itype:
-            # the block is kept: it must own its arrays (a view would keep a larger buffer alive)
-            B = sp.csr_matrix((B.data.copy(), B.indices.astype(self._itype), B.indptr.copy()), shape=B.shape)
+            counts = getattr(cuts, "counts", None)
+            if counts is not None:
+                B, div = counts
+                div = float(div)
+            else:
+                B, div = sp.csr_matrix(cuts.dF), 1.0
+            B.sum_duplicates()
+            if B.data.base is not None or B.indices.base is not None or B.indices.dtype != self._itype:
+                # the block is kept: it must own its arrays (a view would keep a larger buffer alive)
+                B = sp.csr_matrix((B.data.copy(), B.indices.astype(self._itype), B.indptr.copy()), shape=B.shape)
         if B.shape[0]:
             self._segments.append([start, B, div])
             self._nnz += B.nnz
@@ -85,8 +96,8 @@ class WorkingSet:
 
     @property
     def nnz(self):
-        """Non-zeros held for the ΔF rows (the working set's memory is ≈ 8 bytes per non-zero of a counts block,
-        12 of a float block)."""
+        """Entries held for the ΔF rows: non-zeros of explicit rows (≈ 8 bytes each in a counts block, 12 in a
+        float block) and wrong tokens of labeling cuts (6 bytes each, plus K² transition counts)."""
         return self._nnz
 
     def release(self, positions):
@@ -129,6 +140,8 @@ class WorkingSet:
             seg[1] = sp.csr_matrix((B.data[keep], B.indices[keep], indptr), shape=B.shape)
             self._nnz += seg[1].nnz
         self._dF = None
+        if self._row_cache is not None and self._row_cache[0] in set(pos.tolist()):
+            self._row_cache = None
         if getattr(self, "_D", None) is not None:
             self._D[pos[pos < self._D.shape[0]]] = 0.0
         self.released.update(int(p) for p in pos)
@@ -176,8 +189,15 @@ class WorkingSet:
         return row, dl
 
     def _row(self, p):
-        """ΔF_p's sorted indices, stored values (views of its block) and their divisor: ΔF_p = values / div."""
+        """ΔF_p's sorted indices, stored values (views of its block) and their divisor: ΔF_p = values / div. A
+        labeling cut's row is made (:func:`~mmprog.cuts.labeling_counts`); the last one made is kept until the next
+        add."""
         first, B, div = self._segments[self._segment_of(p)]
+        if isinstance(B, LabelingBlock):
+            if self._row_cache is None or self._row_cache[0] != p:
+                C = B.csr()
+                self._row_cache = (p, C.indices, C.data, div)
+            return self._row_cache[1:]
         lo, hi = B.indptr[p - first], B.indptr[p - first + 1]
         return B.indices[lo:hi], B.data[lo:hi], div
 
@@ -185,11 +205,39 @@ class WorkingSet:
         starts = [seg[0] for seg in self._segments]
         return int(np.searchsorted(starts, p, side="right")) - 1
 
+    @contextlib.contextmanager
+    def _dense_row(self, p_idx, p_val):
+        """Row p written into a dense buffer of length dim (kept for the fit: 424 MB on full CoNLL-2002 NER), its
+        entries zeroed again afterwards. X's entries then look row p up with one cache line each."""
+        V = getattr(self, "_V", None)
+        if V is None:
+            V = self._V = np.zeros(self.dim)
+        V[p_idx] = p_val
+        try:
+            yield V
+        finally:
+            V[p_idx] = 0.0
+
+    def labeling_of(self, p):
+        """The labeling dict of cut p when it is held as one (:class:`LabelingBlock`), else None."""
+        B = self._segments[self._segment_of(p)][1] if self._segments else None
+        return B.lab if isinstance(B, LabelingBlock) else None
+
+    def explicit_rows(self, positions):
+        """The float rows ΔF_p of ``positions`` stacked, CSR (len(positions), dim), from the blocks one row at a time
+        (no stacked copy of the working set; a labeling cut's row is made)."""
+        parts = [self._row(int(p)) for p in positions]
+        indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(idx) for idx, _, _ in parts], out=indptr[1:])
+        indices = np.concatenate([idx for idx, _, _ in parts]) if parts else np.zeros(0, dtype=self._itype)
+        data = np.concatenate([val / div for _, val, div in parts]) if parts else np.zeros(0)
+        return sp.csr_matrix((data.astype(np.float64, copy=False), indices, indptr), shape=(len(parts), self.dim))
+
     def dF(self):
         """All ΔF_r stacked, CSR (r, dim): the one block itself, or the blocks concatenated (a copy, kept until the
         next add or release; the engine's m3n/1-slack path never asks for it)."""
         if self._dF is None:
-            blocks = [self._float_block(B, div) for _, B, div in self._segments]
+            blocks = [self._float_block(B, div) for _, B, div in self._segments]     # (labeling cuts made)
             if len(blocks) == 1:
                 self._dF = blocks[0]
             elif not blocks:
@@ -201,7 +249,9 @@ class WorkingSet:
     @staticmethod
     def _float_block(B, div):
         """The block with its values as float64 (B itself when it holds them): counts divided by their n, the
-        floats the divided row held."""
+        floats the divided row held; a labeling cut's row is made."""
+        if isinstance(B, LabelingBlock):
+            B = B.csr()
         if div == 1.0 and B.data.dtype == np.float64:
             return B
         return sp.csr_matrix((B.data / div, B.indices, B.indptr), shape=B.shape)
@@ -242,6 +292,8 @@ class WorkingSet:
         """Whether products go through the dense copy (BLAS): ΔF dense enough and not too wide. Decided by the
         data alone, so every program on the same cuts computes the same numbers."""
         r = self.size
+        if any(isinstance(B, LabelingBlock) for _, B, _ in self._segments):
+            return False       # labeling cuts are read through X (their rows are never made for a product)
         return self.dim <= self.DENSE_MAX_DIM and self._nnz > self.DENSE_MIN_DENSITY * r * self.dim
 
     def dot(self, w):
@@ -253,7 +305,9 @@ class WorkingSet:
         w = np.asarray(w, dtype=np.float64)
         parts = []
         for _, B, div in self._segments:
-            if div == 1.0 and B.data.dtype == np.float64:
+            if isinstance(B, LabelingBlock):
+                parts.append(np.array([B.dot(w)]))
+            elif div == 1.0 and B.data.dtype == np.float64:
                 parts.append(B @ w)
             else:           # scipy would upcast the counts (a float copy) and not divide
                 out = np.empty(B.shape[0])
@@ -283,8 +337,13 @@ class WorkingSet:
             out = np.zeros(self.dim)
         else:
             out[:] = 0.0
+        labeled = []
         for first, B, div in self._segments:
-            rows_tdot(B.indptr, B.indices, B.data, div, alpha[first: first + B.shape[0]], out)
+            if isinstance(B, LabelingBlock):
+                labeled.append((B, alpha[first] / div))
+            else:
+                rows_tdot(B.indptr, B.indices, B.data, div, alpha[first: first + B.shape[0]], out)
+        LabelingBlock.tdot(labeled, out)
         return out
 
     def gram_rows(self, positions):
@@ -297,10 +356,19 @@ class WorkingSet:
         # without its CSR copy of the transposed row, an index pointer as long as dim (212 MB on full NER);
         # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
         out = np.zeros((len(positions), self.size))
+        labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
+        touched = LabelingBlock.touched([B for _, B, _ in labeled])
         for k, p in enumerate(positions):
             p_idx, p_val, p_div = self._row(p)
+            if labeled:
+                # against the labeling cuts through X: U = X·ΔF_p once, then a sum over each cut's wrong tokens
+                with self._dense_row(p_idx, p_val) as V:
+                    U, p_trans = LabelingBlock.token_products(labeled[0][1], touched, V, p_idx, p_val)
+                for first, B, div in labeled:
+                    out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
+                del U
             for first, B, div in self._segments:
-                if B.nnz:
+                if B.nnz and not isinstance(B, LabelingBlock):
                     row_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div,
                              out[k, first: first + B.shape[0]])
         return out
@@ -331,6 +399,9 @@ class WorkingSet:
             if not len(p_idx):
                 continue
             for first, B, div in self._segments:
+                if isinstance(B, LabelingBlock):
+                    # (the template programs take explicit rows; a labeling cut here is made into its row)
+                    B = B.csr()
                 if B.nnz:
                     row_group_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div, groups,
                                    out[:, k, first: first + B.shape[0]])
@@ -397,3 +468,103 @@ class RowsSnapshot:
         if not blocks:
             return sp.csr_matrix(self.shape)
         return blocks[0] if len(blocks) == 1 else sp.vstack(blocks, format="csr")
+
+
+class LabelingBlock:
+    """A 1-slack cut held as its labeling (:class:`mmprog.cuts.LabelingCut`): the working set's block of one row.
+
+    n·ΔF = Xᵀ(E_gold − E_pred) ⊕ T over the wrong tokens, so the products of the Gram-dual master are taken through
+    the token matrix X (kernels in :mod:`mmprog.features._binary`), never through the row:
+
+    - ΔF·w: Σ over the wrong tokens of w[j·K + gold] − w[j·K + pred] over their features j, plus T·w_T;
+    - Σ_q α_q ΔF_q = Xᵀ M ⊕ Σ_q (α_q/n) T_q with M (N, K) = Σ_q (α_q/n)(E_gold − E_pred) of q's tokens;
+    - ⟨ΔF_p, ΔF_q⟩ = Σ over q's wrong tokens of U[t, gold] − U[t, pred], plus T_p·T_q, with U = X·ΔF_p (N, K),
+      one pass over X per new cut whatever the number of cuts held.
+
+    The counts are integers (exact in float64), so a Gram entry is an exact integer divided once by n_p·n_q.
+
+    Attributes
+    ----------
+    shape : (1, dim)
+    nnz : int
+        Entries held: wrong tokens plus K² transition counts.
+    """
+
+    def __init__(self, lab, dim):
+        self.lab = lab
+        self.X, self.K = lab["X"], lab["K"]
+        self.tok, self.gold, self.pred, self.trans = lab["tok"], lab["gold"], lab["pred"], lab["trans"]
+        self.shape = (1, dim)
+        self.d_state = self.X.shape[1] * self.K
+        if dim != self.d_state + self.K * self.K:
+            from ..exceptions import ParameterError
+            raise ParameterError(f"a labeling cut of {self.X.shape[1]} token features and {self.K} labels is "
+                                 f"{self.d_state + self.K * self.K} wide, the working set {dim}")
+        self.nnz = len(self.tok) + len(self.trans) if len(self.tok) else 0
+
+    def csr(self):
+        """The explicit row n·ΔF (integer counts), CSR (1, dim)."""
+        from ..cuts import labeling_counts
+        return labeling_counts(self.lab)
+
+    def dot(self, w):
+        from ..cuts import labeling_dot
+        return labeling_dot(self.lab, w)
+
+    @staticmethod
+    def touched(blocks):
+        """Bool mask (N,) of the tokens some block holds (None without blocks)."""
+        if not blocks:
+            return None
+        mask = np.zeros(blocks[0].X.shape[0], dtype=bool)
+        for B in blocks:
+            if B.X is not blocks[0].X:
+                from ..exceptions import ParameterError
+                raise ParameterError("labeling cuts of different token matrices in one working set")
+            mask[B.tok] = True
+        return mask
+
+    @staticmethod
+    def transitions(block, p_idx, p_val):
+        """The transition part (K²,) of row p, from its sorted flat indices and stored values (undivided)."""
+        K, dK = block.K, block.d_state
+        p_trans = np.zeros(K * K)
+        tail = np.searchsorted(p_idx, dK)
+        p_trans[np.asarray(p_idx[tail:], dtype=np.int64) - dK] = p_val[tail:]
+        return p_trans
+
+    @staticmethod
+    def token_products(block, touched, V, p_idx, p_val):
+        """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
+        (K²,); V is row p held dense (undivided values)."""
+        from ..features._binary import masked_row_scores
+        X, K = block.X, block.K
+        U = np.zeros((X.shape[0], K))
+        masked_row_scores(X.indptr, X.indices, touched, V, K, U)
+        return U, LabelingBlock.transitions(block, p_idx, p_val)
+
+
+    def pair_sum(self, U, p_trans):
+        """⟨row p, n·ΔF⟩ (undivided) from p's U and transition part."""
+        from ..features._binary import labeling_pair_sum
+        return labeling_pair_sum(U, self.tok, self.gold, self.pred) + float(p_trans @ self.trans)
+
+    @staticmethod
+    def tdot(weighted, out):
+        """out += Σ c·n·ΔF over (block, c) pairs: Xᵀ M and the transition sums."""
+        from ..features._binary import scatter_labels, xt_rows
+        weighted = [(B, c) for B, c in weighted if c != 0.0 and B.nnz]
+        if not weighted:
+            return
+        X, K, dK = weighted[0][0].X, weighted[0][0].K, weighted[0][0].d_state
+        M = np.zeros((X.shape[0], K))
+        touched = np.zeros(X.shape[0], dtype=bool)
+        trans = np.zeros(K * K)
+        for B, c in weighted:
+            if B.X is not X:
+                from ..exceptions import ParameterError
+                raise ParameterError("labeling cuts of different token matrices in one working set")
+            scatter_labels(M, B.tok, B.gold, B.pred, float(c), touched)
+            trans += c * B.trans
+        xt_rows(X.indptr, X.indices, touched, M, out)
+        out[dK: dK + K * K] += trans

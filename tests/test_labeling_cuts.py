@@ -1,0 +1,237 @@
+"""1-slack cuts held as labelings (issue 17 item 2): a cut of a first-order chain with 0/1 token features is kept as
+its wrong tokens, their gold and decoded labels and the transition counts (:class:`mmprog.cuts.LabelingCut`), and
+the Gram-dual master's products go through the token matrix X.
+
+Truth: the explicit rows of the same cuts (the oracle's count rows, as every other fit keeps them) and the working
+set's products of those rows (merge kernels, themselves checked against scipy in test_cut_memory); the whole fit
+against the enumerated optimum of a tiny chain with 0/1 features, and against the explicit-row fit on an NER slice.
+"""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mmprog
+from mmprog.cuts import CountCut, LabelingCut, labeling_counts
+from mmprog.oracle import Oracle
+from mmprog.programs.m3n import M3N
+from mmprog.programs.working_set import LabelingBlock, WorkingSet
+
+
+def _oracle_cuts(ds, n_cuts, seed):
+    """The oracle's 1-slack cuts at random points, as labelings and as the explicit count rows it returned before."""
+    from mmprog.features import ChainFeatureMap
+    fmap = ChainFeatureMap.from_dataset(ds)
+    prepared = fmap.prepare(ds)
+    oracle = Oracle(fmap, prepared)
+    rng = np.random.default_rng(seed)
+    labeled, explicit = [], []
+    for k in range(n_cuts):
+        w = rng.normal(scale=0.3 / (k + 1), size=fmap.dim)
+        oracle.labeling_cuts = True
+        a, hinge_a = oracle.separate_one_slack(w)
+        oracle.labeling_cuts = False
+        b, hinge_b = oracle.separate_one_slack(w)
+        assert isinstance(a, LabelingCut) and isinstance(b, CountCut) and not isinstance(b, LabelingCut)
+        assert np.array_equal(hinge_a, hinge_b) and a.dl[0] == b.dl[0]
+        labeled.append(a)
+        explicit.append(b)
+    return fmap, labeled, explicit
+
+
+def test_a_labeling_cut_is_the_oracles_count_row(ner_slice):
+    _, labeled, explicit = _oracle_cuts(ner_slice, 3, seed=0)
+    for a, b in zip(labeled, explicit):
+        A, B = labeling_counts(a.labeling), b.counts[0]
+        assert np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data)
+        assert a.counts[1] == b.counts[1]
+        w = np.random.default_rng(1).normal(size=A.shape[1])
+        assert a.violation(w, [0.1])[0] == pytest.approx(b.violation(w, [0.1])[0], rel=1e-12, abs=1e-12)
+
+
+def test_products_through_X_equal_the_explicit_rows(ner_slice):
+    """Gram rows, ΔFᵀα (into a given vector too), ΔF·w, aggregates and released cuts: the labeling working set gives
+    the explicit working set's numbers (integer sums divided once, so equal to rounding)."""
+    fmap, labeled, explicit = _oracle_cuts(ner_slice, 6, seed=2)
+    ws_l, ws_e = WorkingSet(fmap.dim), WorkingSet(fmap.dim)
+    for a, b in zip(labeled, explicit):
+        ws_l.add(a)
+        ws_e.add(b)
+    assert all(isinstance(B, LabelingBlock) for _, B, _ in ws_l._segments)
+    assert ws_l.nnz < ws_e.nnz / 10                  # the point of it
+    r = ws_e.size
+    # the exact Gram matrix: integer products of the count rows, divided once by n²
+    counts = sp.vstack([b.counts[0] for b in explicit], format="csr").astype(np.int64)
+    n = explicit[0].counts[1]
+    exact = (counts @ counts.T).toarray() / (n * n)
+    G = ws_l.gram_rows(list(range(r)))
+    np.testing.assert_allclose(G, exact, rtol=1e-15, atol=0)
+    # the explicit rows' merge sums each product of divided counts: the same to its rounding
+    np.testing.assert_allclose(ws_e.gram_rows(list(range(r))), exact, rtol=1e-10, atol=0)
+    assert np.all(np.linalg.eigvalsh(G) > -1e-9)
+    rng = np.random.default_rng(3)
+    alpha = rng.uniform(size=r)
+    alpha[2] = 0.0
+    w_e = ws_e.tdot(alpha)
+    out = np.full(fmap.dim, 7.0)
+    w_l = ws_l.tdot(alpha, out=out)
+    assert w_l is out
+    np.testing.assert_allclose(w_l, w_e, rtol=1e-12, atol=1e-15)
+    # ΔF·w against the correctly rounded sum of the count row's products (math.fsum), within the a priori bound of a
+    # recursive sum of m terms, m·2⁻⁵³·Σ|terms| (the row's m is its non-zeros; the labeling adds two w entries per
+    # entry of each wrong token's features)
+    margins_l, margins_e = ws_l.dot(w_e), ws_e.dot(w_e)
+    for q, (a, C) in enumerate(zip(labeled, counts)):
+        terms = C.data * w_e[C.indices]
+        ref = math.fsum(terms) / n
+        lab = a.labeling
+        m_l = 2 * int(np.diff(lab["X"].indptr)[lab["tok"]].sum())
+        w_state = w_e[: len(w_e) - lab["K"] ** 2]
+        bound_l = m_l * 2.0 ** -53 * (np.abs(w_state).max() * m_l) / n     # Σ|terms| ≤ m·max|w|
+        assert abs(margins_e[q] - ref) <= len(terms) * 2.0 ** -53 * np.abs(terms).sum() / n, q
+        assert abs(margins_l[q] - ref) <= bound_l, q
+        assert abs(margins_l[q] - ref) <= 1e-11 * abs(ref), q
+    assert (ws_l.dF() != ws_e.dF()).nnz == 0         # the rows made on demand are the very floats
+    # an aggregate (explicit row) among labeling cuts, then released cuts
+    lam = np.array([0.25, 0.75])
+    for ws in (ws_l, ws_e):
+        row, dl = ws.combine([1, 3], lam)
+        ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
+        ws.active[1] = ws.active[3] = False
+        ws.release([1, 3])
+    assert not isinstance(ws_l._segments[-1][1], LabelingBlock)
+    r = ws_e.size
+    np.testing.assert_allclose(ws_l.gram_rows([0, r - 1, 4]), ws_e.gram_rows([0, r - 1, 4]), rtol=1e-10, atol=0)
+    alpha = rng.uniform(size=r)
+    alpha[[1, 3]] = 0.0
+    np.testing.assert_allclose(ws_l.tdot(alpha), ws_e.tdot(alpha), rtol=1e-12, atol=1e-15)
+    assert ws_l.gram_rows([0])[0, [1, 3]].tolist() == [0.0, 0.0]
+
+
+def test_template_gram_rows_of_labeling_cuts(ner_slice):
+    """The per-template Gram entries (mtl and pblock take explicit rows; a labeling cut that reaches them is made
+    into its row): the integer products of the count rows within each template's columns, divided by n², to the
+    merge's rounding, with an aggregate (explicit row) among them."""
+    from mmprog.programs.mtl import template_groups
+    from mmprog.programs.base import Dims
+    fmap, labeled, explicit = _oracle_cuts(ner_slice, 4, seed=4)
+    dims = Dims(n=len(ner_slice), dim=fmap.dim, n_slacks=1, groups=lambda: fmap.groups, group_names=fmap.group_names)
+    groups, names = template_groups(dims)
+    m = len(names)
+    ws_l, ws_e = WorkingSet(fmap.dim), WorkingSet(fmap.dim)
+    for a, b in zip(labeled, explicit):
+        ws_l.add(a)
+        ws_e.add(b)
+    r = ws_l.size
+    counts = sp.vstack([b.counts[0] for b in explicit], format="csr").astype(np.int64)
+    n = explicit[0].counts[1]
+    exact = np.zeros((m, r, r))
+    for j in range(m):
+        cols = np.flatnonzero(groups == j)
+        P = counts[:, cols]
+        exact[j] = (P @ P.T).toarray() / (n * n)
+    got = ws_l.template_gram_rows(list(range(r)), groups, m)
+    np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-15)
+    assert exact.sum(axis=0) == pytest.approx(ws_l.gram_rows(list(range(r))), rel=1e-12)
+    np.testing.assert_array_equal(ws_e.template_gram_rows(list(range(r)), groups, m), got)
+    for ws in (ws_l, ws_e):
+        row, dl = ws.combine([0, 2], np.array([0.4, 0.6]))
+        ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
+    np.testing.assert_allclose(ws_l.template_gram_rows([r, 1], groups, m), ws_e.template_gram_rows([r, 1], groups, m),
+                               rtol=1e-10, atol=1e-15)
+
+
+def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
+    ds = _binary_chain(0, n=8)
+    for kw, expect in (({"master": "dual"}, True), ({"master": "primal"}, False), ({"slack": "n"}, False),
+                       ({"oracle": "thread", "n_jobs": 2}, False)):
+        kw = {"slack": "one", "master": "dual", **kw}
+        res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-3, max_iter=5, **kw)
+        kinds = {type(B).__name__ for _, B, _ in res.model.ws._segments}
+        assert ("LabelingBlock" in kinds) == expect, (kw, kinds)
+    for program, kw, expect in (("mtl", {"form": "dual"}, False), ("pblock", {}, False), ("l1m3n", {}, False)):
+        res = mmprog.fit(ds, program=program, C=1.0, slack="one", eps=1e-3, max_iter=5, **kw)
+        assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments) == expect, (program, kw)
+
+
+def _binary_chain(seed, n=4, T=3, K=2, d=5):
+    """A tiny chain dataset of 0/1 token features (sparse), small enough to enumerate every labeling."""
+    from mmprog.datasets.base import SequenceDataset
+    rng = np.random.default_rng(seed)
+    X = [sp.csr_matrix((rng.random((T, d)) < 0.5).astype(np.float64)) for _ in range(n)]
+    Y = [rng.integers(0, K, size=T) for _ in range(n)]
+    return SequenceDataset(X, Y, n_labels=K)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_fit_with_labeling_cuts_reaches_the_enumerated_optimum(seed):
+    from _enumerated import solve_full
+    ds = _binary_chain(seed)
+    C, eps = 0.7, 1e-4
+    res = mmprog.fit(ds, program="m3n", master="dual", C=C, slack="one", eps=eps, max_iter=2000)
+    assert res.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments)
+    opt, _ = solve_full(ds, C, "l2")
+    tol = 1e-6 * max(1.0, abs(opt))
+    # the 1-slack ε-rule: the returned objective is within C·ε of the optimum (the averaged-risk scale times n)
+    assert opt - tol <= res.primal_objective <= opt + C * len(ds) * eps + tol
+    assert res.upper_bound >= opt - tol
+
+
+def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
+    """The structural SVM with labeling cuts and with explicit rows (the previous representation) on 60 NER
+    sentences: each run's lower bound (a master optimum) and upper bound (a full objective) bracket the optimum, so
+    the brackets overlap and the objectives are within the ε-rule's width; the labeling run holds a small fraction
+    of the entries."""
+    small = ner_slice.subset(np.arange(60))
+    C, eps = 1.0, 0.05
+    a = mmprog.fit(small, program="m3n", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    monkeypatch.setattr(M3N, "reads_labeling_cuts", lambda self, model: False)
+    b = mmprog.fit(small, program="m3n", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    assert a.termination == b.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
+    assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
+    lower = [r.history[-1].lower_bound for r in (a, b)]
+    assert max(lower) <= min(a.upper_bound, b.upper_bound) + 1e-9
+    assert abs(a.primal_objective - b.primal_objective) <= C * len(small) * eps
+    held = lambda r: max(h.cut_nnz for h in r.history)          # noqa: E731
+    assert held(a) < held(b) / 10
+
+
+
+def test_a_checkpoint_keeps_labeling_cuts_as_labelings_and_resumes(tmp_path):
+    """Saved as their labelings (no rows made), read back with their checks, resumed to the uninterrupted optimum;
+    a labeling that does not fit is refused in one line."""
+    from mmprog import checkpoint as ckpt
+    from mmprog.exceptions import ModelFileError
+    from _enumerated import solve_full
+    ds = _binary_chain(5, n=10)
+    C, eps = 0.7, 1e-4
+    opt, _ = solve_full(ds, C, "l2")
+    part = mmprog.fit(ds, program="m3n", master="dual", C=C, slack="one", eps=eps, max_iter=4,
+                      checkpoint=tmp_path / "fit", checkpoint_every=1)
+    assert part.termination == "max_iter"
+    saved = ckpt.load(tmp_path / "fit")
+    active = [p for p in np.flatnonzero(part.model.ws.active_mask()) if p not in part.model.ws.released]
+    assert saved.meta["format_version"] == 2 and len(saved.labelings) == len(active) and len(saved.cuts) == 0
+    for lab, p in zip(saved.labelings, active):
+        held = part.model.ws.labeling_of(p)
+        assert np.array_equal(lab["tok"], held["tok"]) and np.array_equal(lab["pred"], held["pred"])
+        assert lab["dl"] == part.model.ws.dl_array()[p]
+    res = mmprog.fit(ds, eps=eps, resume=tmp_path / "fit")
+    assert res.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments)
+    tol = 1e-6 * max(1.0, abs(opt))
+    assert opt - tol <= res.primal_objective <= opt + C * len(ds) * eps + tol
+    # a labeling whose gold and decoded labels agree, then one naming a token row the data do not have
+    with np.load(tmp_path / "fit.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    for change, needle in ((lambda a: a["lab_pred"].__setitem__(0, a["lab_gold"][0]), "gold ≠ decoded"),
+                           (lambda a: a["lab_tok"].__setitem__(0, 10 ** 6), "does not fit these data")):
+        bad = {k: v.copy() for k, v in arrays.items()}
+        change(bad)
+        np.savez(tmp_path / "bad.npz", **bad)
+        with pytest.raises(ModelFileError, match=needle) as e:
+            mmprog.fit(ds, eps=eps, resume=tmp_path / "bad")
+        assert "\n" not in str(e.value) and str(e.value).startswith(str(tmp_path / "bad.npz"))
