@@ -46,7 +46,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     max_cuts : int, optional
         Bound on the active cuts of each slack: beyond it the oldest are replaced by their α-weighted average, one
         aggregated cut that keeps the master's optimum (see :func:`mmprog.cutting_plane.run`). Bounds the memory of
-        1-slack fits on large corpora, where every cut holds millions of non-zeros.
+        1-slack fits on large corpora whose cuts are explicit rows of millions of non-zeros (mtl, pblock, real-valued
+        features); m3n's Gram dual holds 1-slack cuts of 0/1 token features as labelings (:class:`mmprog.cuts.
+        LabelingCut`, ~1 MB a cut on full CoNLL-2002 NER) and needs no bound there.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
         :data:`mmprog.solvers.SOLVE_TIME_LIMIT`, 600 s); a solve that hits it raises
