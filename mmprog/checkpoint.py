@@ -1,8 +1,9 @@
 """Checkpoints of a cutting-plane fit: the working set and the iterate, written atomically, read back to resume.
 
 A checkpoint is ONE ``.npz`` file (no pickle): the active cuts (their ΔF rows as CSR arrays, Δℓ, the slack each
-belongs to; a 1-slack cut held as its labeling as that labeling, arrays ``lab_*``, format 2), the iterate (w, ξ), and a JSON document in the array ``meta`` (program, its hyper-parameters, slack
-form, round, elapsed seconds, bounds, history, and a fingerprint of the feature map). It is written to a temporary
+belongs to; a 1-slack cut held as its labeling as that labeling, arrays ``lab_*``, format 2), the iterate (w, ξ),
+and a JSON document in the array ``meta`` (program, its hyper-parameters, slack form, round, elapsed seconds,
+bounds, history, and a fingerprint of the feature map). It is written to a temporary
 file beside the target and renamed over it, so an interrupted save leaves the previous checkpoint intact, never a
 half-written one.
 
@@ -78,9 +79,9 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
     # labeling cuts are written as their labelings: making their rows would hold every active cut's row at once
     # (gigabytes on full CoNLL-2002 NER)
     labs = [ws.labeling_of(p) for p in keep]
-    keep_lab = np.array([p for p, lab in zip(keep, labs) if lab is not None], dtype=np.int64)
+    is_lab = np.array([lab is not None for lab in labs], dtype=bool)
+    keep_lab, keep = keep[is_lab], keep[~is_lab]
     labs = [lab for lab in labs if lab is not None]
-    keep = np.array([p for p in keep if p not in set(keep_lab.tolist())], dtype=np.int64)
     F = ws.explicit_rows(keep)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
             "program": program.name, "params": program.params(), "slack": slack, "iteration": int(iteration),
