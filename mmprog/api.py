@@ -11,7 +11,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
-        gap_tol=None, order=1, **program_params):
+        gap_tol=None, order=1, transitions="all", **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -41,6 +41,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     order : {1, 2}
         Markov order of the default chain map's labels (sequences only): 2 adds label-trigram features, decoded by
         Viterbi over label pairs (see :class:`~mmprog.features.ChainFeatureMap`).
+    transitions : {"all", "seen"}
+        With ``order=2``: "seen" confines the labelings to the label bigrams seen in the training labels
+        (:func:`~mmprog.features.chain.allowed_bigrams`), which makes the pair Viterbi cheaper (IOBES chunk labels:
+        ~11× fewer trigram terms) and is kept in the model; "all" (default) searches every labeling.
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
     max_cuts : int, optional
@@ -109,6 +113,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
     check_param("order", order, order in (1, 2) and not isinstance(order, bool), "1 or 2")
+    check_param("transitions", transitions, transitions in ("all", "seen"), '"all" or "seen"')
+    if transitions != "all" and order != 2:
+        raise ParameterError(f'transitions="{transitions}" confines the second-order pair Viterbi; set order=2 or '
+                             f'drop transitions')
     if order != 1:
         from .datasets.base import SequenceDataset
         if feature_map is not None:
@@ -117,7 +125,11 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         if not isinstance(dataset, SequenceDataset):
             raise ParameterError(f"order={order} is for sequences (the chain map); got a {type(dataset).__name__}: "
                                  f"drop order")
-        fmap = feature_map_for(dataset, order=order)
+        allowed = None
+        if transitions == "seen":
+            from .features.chain import allowed_bigrams
+            allowed = allowed_bigrams(dataset.Y, dataset.n_labels)
+        fmap = feature_map_for(dataset, order=order, allowed=allowed)
     else:
         fmap = feature_map if feature_map is not None else feature_map_for(dataset)
     # a program may prefer a back end for the master it builds at this size (m3n's Gram dual: daqp)

@@ -43,7 +43,8 @@ def cmd_train(args):
     res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                      max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
                      client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, **long_run, **extra)
+                     drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, transitions=args.transitions,
+                     **long_run, **extra)
     out = res.summary()
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
@@ -166,6 +167,9 @@ def build_parser():
     p.add_argument("--order", type=int, default=1, choices=[1, 2],
                    help="Markov order of the chain's labels: 2 adds label-trigram features, decoded exactly by "
                         "Viterbi over label pairs (no marginals or top-k)")
+    p.add_argument("--transitions", default="all", choices=["all", "seen"],
+                   help="with --order 2: seen confines the labelings to the label bigrams seen in the training "
+                        "labels (kept in the model), which makes the pair Viterbi cheaper, e.g. with IOBES labels")
     p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
     p.add_argument("--max-cuts", type=int, default=None,
                    help="at most this many active cuts a slack: older ones are aggregated (bounds memory)")

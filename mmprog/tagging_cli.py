@@ -108,7 +108,8 @@ def train_text(args):
                    lexicons=_lexicons(args.lexicon), tag_scheme=args.tag_scheme,
                    program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                    max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
-                   client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, order=args.order, **long_run, **extra)
+                   client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, order=args.order,
+                   transitions=args.transitions, **long_run, **extra)
     out = res.summary()
     out["train_seconds"] = round(time.perf_counter() - t0, 2)
     out["n_input_features"] = res.meta["n_input_features"]

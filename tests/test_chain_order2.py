@@ -209,3 +209,127 @@ def test_first_order_descriptions_are_unchanged():
     ds = data(2)
     assert "order" not in ChainFeatureMap.from_dataset(ds).describe()
     assert ChainFeatureMap.from_dataset(ds, order=2).describe()["order"] == 2
+
+
+# ------------------------------------------------------------------ allowed label bigrams (transitions="seen")
+
+def random_allowed(rng, K):
+    """A random bigram mask in which every label has a successor and a predecessor (a permutation is kept)."""
+    m = rng.random((K, K)) < 0.45
+    m[np.arange(K), rng.permutation(K)] = True
+    return m
+
+
+def is_allowed(y, m):
+    y = np.asarray(y)
+    return bool(np.all(m[y[:-1], y[1:]])) if len(y) > 1 else True
+
+
+@pytest.mark.parametrize("d_e, dense, K", [(0, False, 3), (2, False, 3), (0, True, 4)])
+def test_allowed_bigrams_confine_viterbi_and_oracle_to_enumeration(d_e, dense, K):
+    """With a bigram mask, plain and loss-augmented Viterbi and the fused 1-slack oracle give the best *allowed*
+    labeling (every labeling enumerated and the disallowed ones skipped), on masks that make the unconstrained best
+    labeling disallowed."""
+    rng = np.random.default_rng(5)
+    for trial in range(8):
+        ds = data(200 + trial, K=K, d_e=d_e, dense=dense, max_len=6)
+        m = random_allowed(rng, K)
+        fmap = ChainFeatureMap.from_dataset(ds, order=2, allowed=m)
+        prep = fmap.prepare(ds)
+        w = rng.integers(-2, 3, fmap.dim).astype(float) if trial % 2 else rng.normal(size=fmap.dim)
+        dF_sum, dl_sum, hinge = fmap.separate_sum(w, prep, sparse=True)
+        aug = fmap.decode(w, prep, loss_augmented=True)
+        plain = fmap.decode(w, prep)
+        ref_dF, ref_dl = np.zeros(fmap.dim), 0.0
+        for i, L in enumerate(prep.lengths):
+            x, gold = dense_x(ds, i), np.asarray(ds.Y[i])
+            score = {tuple(y): w @ joint_f2(x, y, K, d_e) for y in labelings(L, K) if is_allowed(y, m)}
+            best_aug = max(s + np.sum(np.array(y) != gold) for y, s in score.items())
+            # the hinge is taken against the gold labeling whether or not its bigrams are allowed
+            assert hinge[i] == pytest.approx(best_aug - w @ joint_f2(x, gold, K, d_e), abs=1e-10)
+            y_hat, y_plain = aug[i, :L], plain[i, :L]
+            assert tuple(y_hat) in score and tuple(y_plain) in score
+            assert score[tuple(y_hat)] + np.sum(y_hat != gold) == pytest.approx(best_aug, abs=1e-10)
+            assert score[tuple(y_plain)] == pytest.approx(max(score.values()), abs=1e-10)
+            ref_dF += joint_f2(x, gold, K, d_e) - joint_f2(x, y_hat, K, d_e)
+            ref_dl += np.sum(y_hat != gold)
+        np.testing.assert_allclose(dF_sum.toarray().ravel(), ref_dF, atol=1e-10)
+        assert dl_sum == ref_dl
+
+
+def test_all_allowed_gives_the_unconstrained_search():
+    """A mask of all True takes the list route and returns what the dense pair Viterbi returns, labels and all."""
+    ds = data(31, n=30, K=4, max_len=8)
+    full = ChainFeatureMap.from_dataset(ds, order=2)
+    listed = ChainFeatureMap.from_dataset(ds, order=2, allowed=np.ones((4, 4), bool))
+    w = np.random.default_rng(2).normal(size=full.dim)
+    prep = full.prepare(ds)
+    for aug in (False, True):
+        np.testing.assert_array_equal(listed.decode(w, prep, loss_augmented=aug), full.decode(w, prep, loss_augmented=aug))
+    a, b = full.separate_sum(w, prep), listed.separate_sum(w, prep)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[2], b[2])
+
+
+def test_seen_transitions_fit_matches_the_full_program_over_allowed_labelings():
+    """m3n with order 2 and transitions="seen" (1-slack) reaches the optimum of the QP whose constraints are every
+    labeling made of bigrams seen in the training labels."""
+    from mmprog.features.chain import allowed_bigrams
+    ds = data(12, n=8, K=3, d=3, max_len=5)
+    K, C = 3, 0.7
+    m = allowed_bigrams(ds.Y, K)
+    assert not m.all()
+    A, dl, ex = [], [], []
+    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
+        x = x.toarray()
+        fy = joint_f2(x, y, K)
+        for lab in labelings(len(y), K):
+            if is_allowed(lab, m):
+                A.append(fy - joint_f2(x, lab, K))
+                dl.append(float(np.sum(lab != y)))
+                ex.append(i)
+    opt, w_full = solve_enumerated(np.array(A), np.array(dl), np.array(ex), len(ds), C)
+    res = mmprog.fit(ds, program="m3n", C=C, slack="one", eps=1e-5, max_iter=2000, order=2, transitions="seen")
+    np.testing.assert_array_equal(res.fmap.allowed, m)
+    assert res.termination == "converged"
+    tol = 1e-5 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol
+    assert opt <= res.primal_objective + C * len(ds) * 1e-5 + tol
+
+
+def test_allowed_bigrams_fill_labels_without_a_seen_neighbour():
+    from mmprog.features.chain import allowed_bigrams
+    m = allowed_bigrams([np.array([0, 1, 1]), np.array([2, -1, 0]), np.array([3])], 4)
+    # seen: 0→1, 1→1; labels 2 and 3 are never followed by anything, so they may be followed by every label, which
+    # also gives 0, 2 and 3 (never seen after anything) predecessors
+    expect = np.zeros((4, 4), bool)
+    expect[0, 1] = expect[1, 1] = True
+    expect[2] = expect[3] = True
+    np.testing.assert_array_equal(m, expect)
+    # every label followed by something, label 2 never after anything: its column is filled
+    m = allowed_bigrams([np.array([2, 0, 1, 0])], 3)
+    np.testing.assert_array_equal(m, [[False, True, True], [True, False, True], [True, False, True]])
+
+
+def test_allowed_is_saved_checked_and_refused_by_name(tmp_path):
+    ds = data(9, n=20)
+    res = mmprog.fit(ds, program="m3n", C=1.0, slack="one", eps=1e-3, max_iter=200, order=2, transitions="seen")
+    res.save(tmp_path / "m")
+    back = mmprog.load(tmp_path / "m")
+    np.testing.assert_array_equal(back.fmap.allowed, res.fmap.allowed)
+    assert np.array_equal(back.fmap.decode(back.w, back.fmap.prepare(ds)), res.fmap.decode(res.w, res.fmap.prepare(ds)))
+    arrays = dict(np.load(tmp_path / "m.npz"))
+    K = ds.n_labels
+    for bad in (np.ones((K, K + 1), bool), np.ones((K, K)), np.eye(K, dtype=bool)[:, ::-1] & False):
+        np.savez(tmp_path / "bad.npz", **{**arrays, "fmap__allowed": bad})
+        (tmp_path / "bad.json").write_text((tmp_path / "m.json").read_text())
+        with pytest.raises(ModelFileError, match="fmap__allowed"):
+            mmprog.load(tmp_path / "bad")
+    with pytest.raises(ParameterError, match="order=2"):
+        ChainFeatureMap(3, 2, allowed=np.ones((2, 2), bool))
+    with pytest.raises(ParameterError, match="no successor or no predecessor"):
+        ChainFeatureMap(3, 2, order=2, allowed=np.array([[True, False], [True, False]]))
+    with pytest.raises(ParameterError, match="transitions"):
+        mmprog.fit(ds, transitions="seen")
+    with pytest.raises(ParameterError, match="transitions"):
+        mmprog.fit(ds, order=2, transitions="some")

@@ -65,7 +65,8 @@ def _check_chain_layout(desc, arrays, n_weights):
     """The saved sizes of a chain or hierarchy map: d = ``n_features`` and K = ``n_labels`` non-negative ints and
     d_e = ``n_edge_features`` in [0, d] and ``order`` 1 or 2 whose state, transition, edge and trigram blocks
     ((d − d_e)·K + K² + d_e·K² + [order = 2]·K³ weights) fit in ``n_weights``, ``input_groups`` one group id in [0, d)
-    per input feature, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
+    per input feature, the allowed label bigrams of a second-order map a (K, K) bool mask that leaves every label a
+    successor and a predecessor, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
     from ..exceptions import ModelFileError
     for key in ("n_features", "n_labels"):
         v = desc.get(key)
@@ -90,6 +91,13 @@ def _check_chain_layout(desc, arrays, n_weights):
                                  f"({d},) ints")
         if g.size and (g.min() < 0 or g.max() >= d):
             raise ModelFileError(f"array 'fmap__input_groups' holds group ids outside [0, {d})")
+    a = arrays.get("allowed")
+    if a is not None:
+        if order != 2 or a.dtype != bool or a.shape != (K, K):
+            raise ModelFileError(f"array 'fmap__allowed' has dtype {a.dtype} and shape {a.shape} with order={order}; "
+                                 f"expected a ({K}, {K}) bool mask of a second-order map")
+        if K and not (a.any(axis=1).all() and a.any(axis=0).all()):
+            raise ModelFileError("array 'fmap__allowed' leaves a label without an allowed successor or predecessor")
     for key in ("prior_node", "prior_root", "prior_edge"):   # hierarchy maps: log-potentials, real numbers
         a = arrays.get(key)
         if a is not None and a.dtype.kind not in "iuf":

@@ -12,7 +12,10 @@ shared one. The first d_s = d − d_e columns stay state features.
 Second-order label states (opt-in, ``order=2``): the score gains Σ_{t≥2} T[y_{t-2}, y_{t-1}, y_t], K³ label-trigram
 features on top of everything above (Sha & Pereira 2003's second-order CRF for chunking). Decoding is exact Viterbi
 over label-pair states (:func:`mmprog.inference._compiled.viterbi2_one`, O(T·K³) a sequence), loss-augmented with
-the Hamming loss on the current label; marginals and top-k are not implemented for it and are refused.
+the Hamming loss on the current label; marginals and top-k are not implemented for it and are refused. Its
+search can be confined to allowed label bigrams (``allowed``, e.g. those seen in the training labels: IOBES chunk
+labels forbid ``B-X O``), which scores the disallowed ones −∞ and makes the pair Viterbi cheaper
+(:func:`~mmprog.inference._compiled.viterbi2_allowed_one`: Σ_a |succ(a)|·|pred(a)| terms a position instead of K³).
 
 Layout of w (row-major blocks, in this order): ``state`` (d_s, K) with index j·K + k, ``transition`` (K, K) with
 index a·K + b (label a at t followed by b at t+1), ``edge`` (d_e, K, K) with index f·K² + a·K + b when d_e > 0,
@@ -83,12 +86,17 @@ class ChainFeatureMap:
         its predecessor), not state features.
     order : {1, 2}
         Markov order of the labels: 2 adds the label-trigram block T (K, K, K).
+    allowed : ndarray of bool, shape (K, K), optional
+        With ``order=2``: ``allowed[a, b]`` says whether label a may be followed by b; decoding and the oracle
+        search only labelings whose every bigram is allowed (the model's output space; the trigram weights of
+        disallowed bigrams stay 0). Every label needs an allowed successor and predecessor
+        (:func:`allowed_bigrams` builds such a mask from training labels). None: all bigrams (the default).
     """
 
     kind = "chain"
 
     def __init__(self, n_features, n_labels, groups=None, group_names=None, start_stop=False, bias=False,
-                 n_edge_features=0, order=1):
+                 n_edge_features=0, order=1, allowed=None):
         self.n_features = int(n_features)
         self.n_labels = int(n_labels)
         self.start_stop = bool(start_stop)
@@ -100,6 +108,7 @@ class ChainFeatureMap:
         check_param("order", order, isinstance(order, (int, np.integer)) and not isinstance(order, bool)
                     and order in (1, 2), "1 or 2 (the Markov order of the labels)")
         self.order = int(order)
+        self.allowed = None if allowed is None else self._check_allowed(allowed, K)
         in_groups = np.zeros(d, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
         if in_groups.shape != (d,):
             raise DataError(f"groups must have one entry per input feature ({d}); got shape {in_groups.shape}")
@@ -173,18 +182,53 @@ class ChainFeatureMap:
         if self.order != 1:
             # written only when not 1: first-order models and checkpoint fingerprints stay what they were
             desc["order"] = self.order
+        if self.allowed is not None:
+            desc["allowed_bigrams"] = int(self.allowed.sum())
         return desc
 
     def state_arrays(self):
-        """Arrays needed beside :meth:`describe` to rebuild the map (the input groups)."""
-        return {"input_groups": self.input_groups}
+        """Arrays needed beside :meth:`describe` to rebuild the map (the input groups, the allowed bigrams)."""
+        out = {"input_groups": self.input_groups}
+        if self.allowed is not None:
+            out["allowed"] = self.allowed
+        return out
 
     @classmethod
     def from_description(cls, desc, arrays):
         return cls(desc["n_features"], desc["n_labels"], groups=arrays.get("input_groups"),
                    group_names=desc.get("group_names"), start_stop=desc.get("start_stop", False),
                    bias=desc.get("bias", False), n_edge_features=desc.get("n_edge_features", 0),
-                   order=desc.get("order", 1))
+                   order=desc.get("order", 1), allowed=arrays.get("allowed"))
+
+    def _check_allowed(self, allowed, K):
+        """The mask as a (K, K) bool array; refused unless the map is second-order and every label has an allowed
+        successor and predecessor (otherwise some lengths would have no allowed labeling)."""
+        if self.order != 2:
+            raise ParameterError("allowed (a label-bigram mask) is for the second-order chain map (order=2), whose "
+                                 "pair Viterbi it makes cheaper; a first-order chain learns its transition scores: "
+                                 "drop allowed or set order=2")
+        a = np.asarray(allowed)
+        if a.shape != (K, K) or a.dtype != bool:
+            raise ParameterError(f"allowed must be a ({K}, {K}) bool array (label a followed by b); got dtype "
+                                 f"{a.dtype}, shape {a.shape}")
+        dead = np.flatnonzero(~a.any(axis=1) | ~a.any(axis=0))
+        if len(dead):
+            raise ParameterError(f"allowed gives labels {dead.tolist()[:10]} no successor or no predecessor; every "
+                                 f"label needs both (allowed_bigrams() adds them)")
+        return np.ascontiguousarray(a)
+
+    def _bigram_lists(self):
+        """The allowed bigrams as CSR lists for the compiled pair Viterbi: (succ_ptr, succ, pred_ptr, pred), empty
+        arrays when all are allowed."""
+        if self.allowed is None:
+            e = np.zeros(0, np.int64)
+            return e, e, e, e
+        lists = []
+        for m in (self.allowed, self.allowed.T):
+            a, b = np.nonzero(m)                  # row-major: b ascending within each a
+            lists += [np.concatenate([[0], np.cumsum(np.bincount(a, minlength=self.n_labels))]).astype(np.int64),
+                      b.astype(np.int64)]
+        return tuple(lists)
 
     def weights(self, w):
         """Split w into its named blocks (views), e.g. ``{"state": (d_s, K), "transition": (K, K)}``."""
@@ -395,7 +439,7 @@ class ChainFeatureMap:
         if self.order == 2:
             trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
             _compiled.viterbi2_stacked(node_tok, edge, trigram, offsets, gold, np.float64(loss_weight), lab_tok,
-                                       *edge_args)
+                                       *edge_args, *self._bigram_lists())
         else:
             _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok, *edge_args)
         labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
@@ -609,7 +653,7 @@ class ChainFeatureMap:
             trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
             tri = np.zeros((K, K, K))
             _compiled.chain2_separate_sum(node_tok, edge, trigram, offsets, g, Xd, lab, state_t, trans, tri, dl, path,
-                                          *edge_args)
+                                          *edge_args, *self._bigram_lists())
         else:
             _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path, *edge_args)
         # the first-order map without edge features returns its cut directly; otherwise the blocks are appended as
@@ -791,3 +835,33 @@ class ChainFeatureMap:
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node, edge, lengths = self.scores(w, prepared, idx)
         return viterbi_topk(node, edge, lengths, k)
+
+
+def allowed_bigrams(gold, n_labels):
+    """The label bigrams seen in training labels, as an ``allowed`` mask for :class:`ChainFeatureMap` (order 2).
+
+    A label never seen followed by anything may be followed by every label, and one never seen preceded by anything
+    may follow every label, so that every length has an allowed labeling.
+
+    Parameters
+    ----------
+    gold : sequence of ndarray of int
+        Label sequences (−1: unobserved; bigrams with an unobserved side are not counted).
+    n_labels : int
+
+    Returns
+    -------
+    ndarray of bool, shape (n_labels, n_labels)
+        ``[a, b]``: a followed by b was seen.
+    """
+    K = int(n_labels)
+    seen = np.zeros((K, K), dtype=bool)
+    for y in gold:
+        y = np.asarray(y)
+        if len(y) > 1:
+            a, b = y[:-1], y[1:]
+            ok = (a >= 0) & (b >= 0)
+            seen[a[ok], b[ok]] = True
+    seen[~seen.any(axis=1)] = True
+    seen[:, ~seen.any(axis=0)] = True
+    return seen
