@@ -320,6 +320,40 @@ def transpose_trigram(trigram):
 
 
 @njit(**_JIT)
+def _backtrack2(node, edges_t, step, trigram_t, gold, weight, delta, back, y):
+    """The end of :func:`viterbi2_one` and :func:`viterbi2_allowed_one` (L >= 2): the best last state (ties: the
+    smallest (y_{L-1}, y_{L-2})), the labeling by back-pointers into ``y``, and its float64 score recomputed along
+    it in the order of the recursion."""
+    L, K = node.shape
+    augment = gold.shape[0] > 0
+    best_b = 0
+    best_a = 0
+    for b in range(K):
+        for a in range(K):
+            if delta[L - 1, b, a] > delta[L - 1, best_b, best_a]:
+                best_b = b
+                best_a = a
+    y[L - 1] = best_b
+    y[L - 2] = best_a
+    for t in range(L - 1, 1, -1):
+        y[t - 2] = back[t, y[t], y[t - 1]]
+    s = np.float64(0.0)
+    for t in range(L):
+        g = gold[t] if augment else -1
+        v = node[t, y[t]]
+        if g >= 0 and y[t] != g:
+            v += weight
+        if t == 0:
+            s = np.float64(v)
+            continue
+        if t >= 2:
+            s += np.float64(trigram_t[y[t - 1], y[t], y[t - 2]])
+        s += np.float64(edges_t[(t - 1) * step][y[t], y[t - 1]])
+        s += np.float64(v)
+    return s
+
+
+@njit(**_JIT)
 def viterbi2_one(node, edges_t, step, trigram_t, gold, weight, delta, back, y):
     """Best (loss-augmented) labeling of one second-order chain; returns its float64 score.
 
@@ -416,32 +450,7 @@ def viterbi2_one(node, edges_t, step, trigram_t, gold, weight, delta, back, y):
                 delta[t, b1, a] = (best1 + E[b1, a]) + v
                 back[t, b1, a] = arg1
                 b += 2
-    best_b = 0
-    best_a = 0
-    for b in range(K):
-        for a in range(K):
-            if delta[L - 1, b, a] > delta[L - 1, best_b, best_a]:
-                best_b = b
-                best_a = a
-    y[L - 1] = best_b
-    y[L - 2] = best_a
-    for t in range(L - 1, 1, -1):
-        y[t - 2] = back[t, y[t], y[t - 1]]
-    # float64 score along the labeling, in the order of the recursion
-    s = np.float64(0.0)
-    for t in range(L):
-        g = gold[t] if augment else -1
-        v = node[t, y[t]]
-        if g >= 0 and y[t] != g:
-            v += weight
-        if t == 0:
-            s = np.float64(v)
-            continue
-        if t >= 2:
-            s += np.float64(trigram_t[y[t - 1], y[t], y[t - 2]])
-        s += np.float64(edges_t[(t - 1) * step][y[t], y[t - 1]])
-        s += np.float64(v)
-    return s
+    return _backtrack2(node, edges_t, step, trigram_t, gold, weight, delta, back, y)
 
 
 @njit(**_JIT)
@@ -515,31 +524,7 @@ def viterbi2_allowed_one(node, edges_t, step, trigram_t, gold, weight, delta, ba
                     v += weight
                 delta[t, b, a] = (best + E[b, a]) + v
                 back[t, b, a] = arg
-    best_b = 0
-    best_a = 0
-    for b in range(K):
-        for a in range(K):
-            if delta[L - 1, b, a] > delta[L - 1, best_b, best_a]:
-                best_b = b
-                best_a = a
-    y[L - 1] = best_b
-    y[L - 2] = best_a
-    for t in range(L - 1, 1, -1):
-        y[t - 2] = back[t, y[t], y[t - 1]]
-    s = np.float64(0.0)
-    for t in range(L):
-        g = gold[t] if augment else -1
-        v = node[t, y[t]]
-        if g >= 0 and y[t] != g:
-            v += weight
-        if t == 0:
-            s = np.float64(v)
-            continue
-        if t >= 2:
-            s += np.float64(trigram_t[y[t - 1], y[t], y[t - 2]])
-        s += np.float64(edges_t[(t - 1) * step][y[t], y[t - 1]])
-        s += np.float64(v)
-    return s
+    return _backtrack2(node, edges_t, step, trigram_t, gold, weight, delta, back, y)
 
 
 @njit(**_JIT)
