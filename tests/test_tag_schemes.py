@@ -339,3 +339,41 @@ def test_bench_crf_passes_tag_scheme_through(tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert "--tag-scheme iobes" in rows[0]["system"] and 0 <= rows[0]["dev"]["f1"] <= 100
     assert json.loads((tmp_path / "kept.json").read_text(encoding="utf-8"))["meta"]["tag_scheme"] == "iobes"
+
+
+def test_cli_iobes_second_order_on_seen_transitions(tmp_path, capsys):
+    """train --tag-scheme iobes --order 2 --transitions seen keeps the bigram mask of the training labels in the
+    model; tag decodes only labelings made of those bigrams (every IOBES bigram it writes is allowed, so the
+    written chunks are well-formed IOBES read back), and evaluate scores what tag wrote."""
+    import mmprog
+    from mmprog.datasets import load_conll
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    _write(train, _chunk_sentences(60, 0))
+    _write(test, _chunk_sentences(25, 1))
+    model = str(tmp_path / "m")
+    rc = main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "rich", "--slack", "one",
+               "--eps", "0.05", "--C", "10", "--tag-scheme", "iobes", "--order", "2", "--transitions", "seen",
+               "--out", model, "--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    m = mmprog.load(model)
+    names = m.label_names
+    seen = np.zeros((len(names),) * 2, bool)
+    for y in to_iobes([s for s in _by_sentence(train)]):
+        k = [names.index(t) for t in y]
+        seen[k[:-1], k[1:]] = True
+    assert m.fmap.order == 2 and m.fmap.allowed is not None
+    np.testing.assert_array_equal(m.fmap.allowed[seen], True)
+    assert not m.fmap.allowed.all()            # IOBES forbids e.g. B-X followed by O
+    corpus = load_conll(test, columns=("form", "pos", "ne"))
+    decoded = m.predict(corpus)
+    assert all(m.fmap.allowed[y[:-1], y[1:]].all() for y in decoded)
+    tagged = tmp_path / "tagged.txt"
+    assert main(["tag", "--model", model, "--data", f"conll:{test}", "--out", str(tagged)]) == 0
+    pred = _by_sentence(tagged)
+    assert pred == from_iobes([[names[k] for k in y] for y in decoded])
+    assert main(["evaluate", "--model", model, "--data", f"conll:{test},columns=form/pos/ne", "--json"]) == 0
+    sc = json.loads(capsys.readouterr().out)
+    assert sc["f1"] == pytest.approx(100 * chunk_prf(_by_sentence(test), pred).f1) and sc["f1"] > 80
+    assert main(["tag", "--model", model, "--data", f"conll:{test}", "--topk", "2"]) == 2
+    assert "order=2" in capsys.readouterr().err
