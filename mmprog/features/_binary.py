@@ -229,29 +229,6 @@ def xt_rows(indptr, indices, touched, M, out):
 
 
 @njit(**_JIT)
-def scatter_state(indptr, indices, tok, g, y, K, V, sign):
-    """V[j·K + g_i] += sign and V[j·K + y_i] −= sign for every feature j of row tok_i: the state part of n·ΔF
-    written into a dense buffer, or (the opposite sign) taken out of it again, exactly, in integers.
-
-    Parameters
-    ----------
-    indptr, indices : the CSR arrays of X, shape (N, d), every stored value 1
-    tok, g, y : ndarray of int, shape (m,)
-    K : int
-    V : ndarray of int32 or int64, shape (≥ d·K,)
-    sign : int
-    """
-    for i in range(tok.shape[0]):
-        t = tok[i]
-        a = g[i]
-        b = y[i]
-        for p in range(indptr[t], indptr[t + 1]):
-            base = indices[p] * K
-            V[base + a] += sign
-            V[base + b] -= sign
-
-
-@njit(**_JIT)
 def labeling_pair_sum(U, tok, g, y):
     """Σ_i U[tok_i, g_i] − U[tok_i, y_i]."""
     s = 0.0
@@ -268,8 +245,7 @@ def masked_row_scores(indptr, indices, touched, V, K, out):
     Parameters
     ----------
     touched : ndarray of bool, shape (N,)
-    V : ndarray of float64 or int32, shape (≥ d·K,)
-        (a labeling cut's integer counts held as int32: half the bytes to read per entry of X)
+    V : ndarray of float64, shape (≥ d·K,)
     out : ndarray of float64, shape (N, K)
     """
     for t in range(touched.shape[0]):

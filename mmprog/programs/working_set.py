@@ -218,22 +218,6 @@ class WorkingSet:
         finally:
             V[p_idx] = 0.0
 
-    @contextlib.contextmanager
-    def _dense_labeling(self, B):
-        """The state part of a labeling cut's n·ΔF (integer counts) scattered into a dense int32 buffer of length
-        d·K (kept for the fit: 212 MB on full CoNLL-2002 NER), taken out again afterwards (exact: integers)."""
-        from ..features._binary import scatter_state
-        V = getattr(self, "_V32", None)
-        if V is None:
-            # a count is at most the number of X's entries
-            V = self._V32 = np.zeros(B.d_state, dtype=np.int32 if B.X.nnz < 2 ** 31 else np.int64)
-        X = B.X
-        scatter_state(X.indptr, X.indices, B.tok, B.gold, B.pred, B.K, V, 1)
-        try:
-            yield V
-        finally:
-            scatter_state(X.indptr, X.indices, B.tok, B.gold, B.pred, B.K, V, -1)
-
     def labeling_of(self, p):
         """The labeling dict of cut p when it is held as one (:class:`LabelingBlock`), else None."""
         B = self._segments[self._segment_of(p)][1] if self._segments else None
@@ -374,24 +358,12 @@ class WorkingSet:
         out = np.zeros((len(positions), self.size))
         labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
         touched = LabelingBlock.touched([B for _, B, _ in labeled])
-        explicit = any(B.nnz and not isinstance(B, LabelingBlock) for _, B, _ in self._segments)
         for k, p in enumerate(positions):
-            _, Bp, p_div = self._segments[self._segment_of(p)]
-            if labeled and not explicit and isinstance(Bp, LabelingBlock):
-                # a labeling against labelings only: its counts scattered straight into an int32 buffer (no
-                # explicit row, half the bytes a lookup)
-                with self._dense_labeling(Bp) as V:
-                    U = LabelingBlock.token_products(Bp, touched, V)
-                p_trans = Bp.trans.ravel()
-                for first, B, div in labeled:
-                    out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
-                continue
             p_idx, p_val, p_div = self._row(p)
             if labeled:
                 # against the labeling cuts through X: U = X·ΔF_p once, then a sum over each cut's wrong tokens
                 with self._dense_row(p_idx, p_val) as V:
-                    U = LabelingBlock.token_products(labeled[0][1], touched, V)
-                p_trans = LabelingBlock.transitions(labeled[0][1], p_idx, p_val)
+                    U, p_trans = LabelingBlock.token_products(labeled[0][1], touched, V, p_idx, p_val)
                 for first, B, div in labeled:
                     out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
                 del U
@@ -562,14 +534,14 @@ class LabelingBlock:
         return p_trans
 
     @staticmethod
-    def token_products(block, touched, V):
-        """U = X·(state part of the row p) on the touched tokens, shape (N, K); V is row p held dense (undivided
-        values, float64 or int32 counts)."""
+    def token_products(block, touched, V, p_idx, p_val):
+        """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
+        (K²,); V is row p held dense (undivided values)."""
         from ..features._binary import masked_row_scores
         X, K = block.X, block.K
         U = np.zeros((X.shape[0], K))
         masked_row_scores(X.indptr, X.indices, touched, V, K, U)
-        return U
+        return U, LabelingBlock.transitions(block, p_idx, p_val)
 
 
     def pair_sum(self, U, p_trans):
