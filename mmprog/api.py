@@ -43,8 +43,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Viterbi over label pairs (see :class:`~mmprog.features.ChainFeatureMap`).
     transitions : {"all", "seen"}
         With ``order=2``: "seen" confines the labelings to the label bigrams seen in the training labels
-        (:func:`~mmprog.features.chain.allowed_bigrams`), which makes the pair Viterbi cheaper (IOBES chunk labels:
-        ~11× fewer trigram terms) and is kept in the model; "all" (default) searches every labeling.
+        (:func:`~mmprog.features.chain.allowed_bigrams`), which makes the pair Viterbi cheaper (IOBES labels of
+        CoNLL-2000: 2,050 trigram terms a position instead of 64,000) and is kept in the model; "all" (default) searches every labeling.
     drop_after : int, optional
         Drop cuts inactive for this many rounds.
     max_cuts : int, optional
