@@ -265,7 +265,8 @@ def test_all_allowed_gives_the_unconstrained_search():
     w = np.random.default_rng(2).normal(size=full.dim)
     prep = full.prepare(ds)
     for aug in (False, True):
-        np.testing.assert_array_equal(listed.decode(w, prep, loss_augmented=aug), full.decode(w, prep, loss_augmented=aug))
+        np.testing.assert_array_equal(listed.decode(w, prep, loss_augmented=aug),
+                                      full.decode(w, prep, loss_augmented=aug))
     a, b = full.separate_sum(w, prep), listed.separate_sum(w, prep)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[2], b[2])

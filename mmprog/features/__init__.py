@@ -66,7 +66,8 @@ def _check_chain_layout(desc, arrays, n_weights):
     d_e = ``n_edge_features`` in [0, d] and ``order`` 1 or 2 whose state, transition, edge and trigram blocks
     ((d − d_e)·K + K² + d_e·K² + [order = 2]·K³ weights) fit in ``n_weights``, ``input_groups`` one group id in [0, d)
     per input feature, the allowed label bigrams of a second-order map a (K, K) bool mask that leaves every label a
-    successor and a predecessor, and the hierarchy's priors real (their shapes and finiteness: the map's constructor)."""
+    successor and a predecessor, and the hierarchy's priors real (their shapes and finiteness: the map's
+    constructor)."""
     from ..exceptions import ModelFileError
     for key in ("n_features", "n_labels"):
         v = desc.get(key)

@@ -472,10 +472,10 @@ def viterbi2_allowed_one(node, edges_t, step, trigram_t, gold, weight, delta, ba
     -----
     ``delta`` must hold −inf at the states (a, b) not allowed (at every t < L): they are never written, so one fill
     serves every sequence (a fill per position cost as much as the trigram terms). The first position's label is
-    free, a single-token sequence takes any label. Additions, their order and the tie rule (smallest y_{t-2} among the allowed, smallest (y_{L-1}, y_{L-2})
-    at the end) are those of :func:`viterbi2_one`, so it returns what :func:`viterbi2_one` returns with the
-    disallowed bigrams' scores at −inf. Every label needs a successor (the caller's mask guarantees it), so some
-    allowed labeling of every length exists.
+    free, a single-token sequence takes any label. Additions, their order and the tie rule (smallest y_{t-2} among
+    the allowed, smallest (y_{L-1}, y_{L-2}) at the end) are those of :func:`viterbi2_one`, so it returns what
+    :func:`viterbi2_one` returns with the disallowed bigrams' scores at −inf. Every label needs a successor (the
+    caller's mask guarantees it), so some allowed labeling of every length exists.
     """
     L, K = node.shape
     if L == 1:
