@@ -353,37 +353,65 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
             if where[name] is None:
                 raise DataError(f"{source}: the model reads column {name!r}, not among the input's columns {cols}")
             values[b] = flat[where[name]::width]
-        X = ex.transform_columns(values, lengths)
-        prep = predictor.fmap.prepare_stacked(X, lengths)
         names = np.asarray(predictor.label_names, dtype=object)
         n_sent, n_tok = n_sent + len(lengths), n_tok + len(tok_at)
-        if topk:
-            _write_topk(lines, tok_at, starts, lengths, predictor.fmap.topk(predictor.w, prep, topk), names, out,
-                        scheme)
-            continue
-        lab = predictor.fmap.decode(predictor.w, prep, np.arange(prep.n))
-        flat = lab[prep.data["tok_example"], prep.data["tok_pos"]]
+        scorer = None if (topk or marginals) else _state_scorer(predictor)
+        if scorer is not None:
+            # labels only: the state scores straight from the templates, X never built (features.template_scores)
+            flat = predictor.fmap.decode_state_scores(predictor.w, scorer(values, lengths), lengths)
+            first_tok = np.zeros(len(flat), dtype=bool)
+            first_tok[np.cumsum(lengths) - lengths] = True
+        else:
+            X = ex.transform_columns(values, lengths)
+            prep = predictor.fmap.prepare_stacked(X, lengths)
+            if topk:
+                _write_topk(lines, tok_at, starts, lengths, predictor.fmap.topk(predictor.w, prep, topk), names,
+                            out, scheme)
+                continue
+            lab = predictor.fmap.decode(predictor.w, prep, np.arange(prep.n))
+            flat = lab[prep.data["tok_example"], prep.data["tok_pos"]]
+            first_tok = prep.data["tok_pos"] == 0
         if scheme:
             # IOBES decoded: the labels written are the file's encoding of the same chunks
             from .tag_schemes import from_iobes_ids
-            tok_names = from_iobes_ids(names, flat, prep.data["tok_pos"] == 0, scheme)
+            tok_names = from_iobes_ids(names, flat, first_tok, scheme)
         if marginals:
             M = predictor.fmap.marginals(predictor.w, prep)
             prob = M[prep.data["tok_example"], prep.data["tok_pos"], flat]
             shown = tok_names if scheme else names[flat]
             text_labels = [f"{a}\t{p:.4f}" for a, p in zip(shown.tolist(), prob.tolist())]
         glue = "\t" if "\t" in lines[tok_at[0]] else " "
-        # every line gets its suffix ("" for blank and -DOCSTART- lines) through map(str.__add__): the
-        # concatenations run in C, without a Python frame per token
-        suffix = np.full(len(lines), "", dtype=object)
+        # every line is followed by its suffix (the label and the newline; the newline alone for blank and
+        # -DOCSTART- lines), lines and suffixes interleaved in one list and joined once: no string per line is
+        # built beyond the suffixes, which are shared per label
+        suffix = np.full(len(lines), "\n", dtype=object)
         if marginals:
-            suffix[tok_at] = [glue + a for a in text_labels]
+            suffix[tok_at] = [glue + a + "\n" for a in text_labels]
         elif scheme:
-            suffix[tok_at] = [glue + a for a in tok_names.tolist()]
+            suffix[tok_at] = [glue + a + "\n" for a in tok_names.tolist()]
         else:
-            suffix[tok_at] = np.asarray([glue + a for a in names.tolist()], dtype=object)[flat]
-        out.write("\n".join(map(str.__add__, lines, suffix.tolist())) + "\n")
+            suffix[tok_at] = np.asarray([glue + a + "\n" for a in names.tolist()], dtype=object)[flat]
+        parts = [None] * (2 * len(lines))
+        parts[0::2] = lines
+        parts[1::2] = suffix.tolist()
+        out.write("".join(parts))
     return {"sentences": n_sent, "tokens": n_tok, "seconds": time.perf_counter() - t0}
+
+
+def _state_scorer(predictor):
+    """The predictor's :class:`~mmprog.features.template_scores.StateScorer` (kept on it, so the per-value sums
+    of a stream's words are computed once), or None where it does not apply: a map other than the chain's, or one
+    with edge features. Rebuilt when ``predictor.w`` is replaced."""
+    from .features.chain import ChainFeatureMap
+    fmap, ex = predictor.fmap, predictor.extractor
+    if type(fmap) is not ChainFeatureMap or fmap.n_edge_features or ex.n_edge_features_ or \
+            fmap.n_features != ex.n_features_:
+        return None
+    held = predictor.__dict__.get("_state_scorer")
+    if held is None or held[0] is not predictor.w:
+        from .features.template_scores import StateScorer
+        held = predictor._state_scorer = (predictor.w, StateScorer(ex, fmap.weights(predictor.w)["state"]))
+    return held[1]
 
 
 # the characters str.split() splits on (all below U+3001), as a lookup table over code points

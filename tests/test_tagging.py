@@ -491,3 +491,19 @@ def test_bigram_templates_with_macros_train_tag_from_the_command_line(files, cap
         top = sorted(scores.values(), reverse=True)[:2]
         assert np.allclose(top_k[i], top, atol=1e-6)     # written with 6 decimals
         k += L
+
+
+def test_bench_tag_prints_mmprog_and_crfsuite_in_one_run(files, capsys):
+    """``python -m mmprog.bench tag`` on small files: the first pass apart, the steady rows, CRFsuite beside."""
+    from mmprog.bench.tag import main as bench_tag
+    d, train, test = files
+    model = _train_rich(d, train, 0.05, capsys)
+    assert bench_tag(["--model", model, "--file", str(test), "--train", str(train), "--repeat", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    n_tok = sum(1 for ln in test.read_text(encoding="utf-8").splitlines() if ln.strip())
+    rows = {ln[:60].strip(): ln[60:].split() for ln in out[1:]}
+    assert list(rows) == ["mmprog tag, first pass (kernels loaded, word tables built)",
+                          "mmprog tag (end to end: read, templates, Viterbi, write)",
+                          "CRFsuite tagger alone (features built beforehand)",
+                          "CRFsuite end to end (read, tutorial features, tag, write)"]
+    assert all(int(v[0]) == n_tok and float(v[2].replace(",", "")) > 0 for v in rows.values())

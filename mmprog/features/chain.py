@@ -366,13 +366,7 @@ class ChainFeatureMap:
         else:
             node_tok = np.asarray(Xt @ blocks["state"])
         del Xt
-        if self.bias:
-            node_tok = node_tok + blocks["bias"]
-        if self.start_stop:
-            lengths = prepared.lengths[idx]
-            ends = np.cumsum(lengths)
-            node_tok[(ends - lengths)[lengths > 0]] += blocks["start"]
-            node_tok[(ends - 1)[lengths > 0]] += blocks["stop"]
+        node_tok = self._add_token_terms(node_tok, blocks, prepared.lengths[idx])
         K = self.n_labels
         if self.n_edge_features:
             Xe = self._token_rows(prepared, idx, tok, "Xe")
@@ -385,6 +379,17 @@ class ChainFeatureMap:
             edge_args = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, K, K)))
         return (np.ascontiguousarray(node_tok), np.ascontiguousarray(blocks["transition"]), tok, row, pos,
                 edge_args)
+
+    def _add_token_terms(self, node_tok, blocks, lengths):
+        """The bias and the start/stop weights added to the stacked state scores (N, K) of sentences of
+        ``lengths``."""
+        if self.bias:
+            node_tok = node_tok + blocks["bias"]
+        if self.start_stop:
+            ends = np.cumsum(lengths)
+            node_tok[(ends - lengths)[lengths > 0]] += blocks["start"]
+            node_tok[(ends - 1)[lengths > 0]] += blocks["stop"]
+        return node_tok
 
     def scores(self, w, prepared, idx=None):
         """Node and edge scores of wᵀf for the examples ``idx``.
@@ -428,23 +433,62 @@ class ChainFeatureMap:
         ndarray, shape (B, T)
             Labels padded with -1.
         """
-        from ..inference import _compiled
         check_param("loss_weight", loss_weight, np.isfinite(float(loss_weight)), "a finite float")
         idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
         node_tok, edge, _, row, pos, edge_args = self._token_scores(w, prepared, idx)
         lengths = prepared.lengths[idx]
-        offsets = _sequence_offsets(lengths)
         gold = prepared.gold[idx][row, pos] if loss_augmented else np.zeros(0, np.int64)
-        lab_tok = np.empty(len(row), dtype=np.int64)
+        lab_tok = self._viterbi_tokens(w, node_tok, edge, lengths, gold, loss_weight, edge_args)
+        labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
+        labels[row, pos] = lab_tok
+        return labels
+
+    def _viterbi_tokens(self, w, node_tok, edge, lengths, gold, loss_weight, edge_args):
+        """Labels (N,) of sentences stacked back to back, from their token scores (N, K) and the transition block:
+        the first- or second-order compiled Viterbi."""
+        from ..inference import _compiled
+        offsets = _sequence_offsets(lengths)
+        lab_tok = np.empty(node_tok.shape[0], dtype=np.int64)
         if self.order == 2:
             trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
             _compiled.viterbi2_stacked(node_tok, edge, trigram, offsets, gold, np.float64(loss_weight), lab_tok,
                                        *edge_args, *self._bigram_lists())
         else:
             _compiled.viterbi_stacked(node_tok, edge, offsets, gold, np.float64(loss_weight), lab_tok, *edge_args)
-        labels = np.full((len(idx), int(lengths.max()) if len(idx) else 0), -1, dtype=np.int64)
-        labels[row, pos] = lab_tok
-        return labels
+        return lab_tok
+
+    def decode_state_scores(self, w, state_scores, lengths):
+        """:meth:`decode` of sentences given by their state scores X·W_state instead of X (what
+        :class:`~mmprog.features.template_scores.StateScorer` computes without building X).
+
+        Parameters
+        ----------
+        w : ndarray, shape (dim,)
+        state_scores : ndarray of float64, shape (sum(lengths), K)
+            Token rows times the ``state`` block, sentences back to back.
+        lengths : ndarray of int, shape (n,)
+
+        Returns
+        -------
+        ndarray of int64, shape (sum(lengths),)
+            The labels, stacked like the scores.
+        """
+        if self.n_edge_features:
+            raise ParameterError("decode_state_scores needs a map without edge features (their scores depend on "
+                                 "each token's edge rows); use decode()")
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if state_scores.shape != (int(lengths.sum()), self.n_labels):
+            raise DataError(f"state_scores must have shape (sum(lengths), n_labels) = ({int(lengths.sum())}, "
+                            f"{self.n_labels}); got {state_scores.shape}")
+        blocks = self.weights(np.asarray(w, dtype=np.float64))
+        # start/stop weights are added in place: on a copy, not on the caller's array
+        node_tok = np.array(state_scores, dtype=np.float64, order="C") if self.start_stop else \
+            np.ascontiguousarray(state_scores, dtype=np.float64)
+        node_tok = self._add_token_terms(node_tok, blocks, lengths)
+        K = self.n_labels
+        no_edges = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, K, K)))
+        return self._viterbi_tokens(w, node_tok, np.ascontiguousarray(blocks["transition"]), lengths,
+                                    np.zeros(0, np.int64), 0.0, no_edges)
 
     # ------------------------------------------------------------------ features, ΔF and loss
     def joint_features(self, prepared, idx, labelings):

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 
 from mmprog.exceptions import DataError, ModelFileError, ParameterError
 from mmprog.features.base import csr_rows
+from mmprog.features.template_kernels import key_hash_build, key_hash_find
 
 __all__ = ["TemplateExtractor", "PRESETS", "DERIVED", "parse_template", "read_lexicon"]
 
@@ -303,6 +304,7 @@ class _Template:
         self.recode = []          # per macro step k: sorted partial keys used to re-index (None = no re-indexing)
         self.bound = 1            # keys lie in [0, bound)
         self.table = None         # dense key -> feature lookup, built on first transform
+        self.hash = None          # hashed key -> feature lookup (feature_columns(hashed=True))
 
     def compute_keys(self, atoms, radices, fitting, n):
         """Pack the macro values of every token into one int64 key; -1 where a value is unknown.
@@ -500,11 +502,42 @@ class TemplateExtractor:
         The memo maps a value to a row of ``_memo_table[b]`` (its id in every key of column b); values not in it
         are computed (derived functions, vocabulary look-ups) once and appended.
         """
-        keys = [c for c in self._columns_used() if _column_index(c) == b]
         memos = self.__dict__.setdefault("_memo", {})
         tables = self.__dict__.setdefault("_memo_table", {})
+        row, keys = self.memo_rows(b, vals, memos, tables, self._MEMO_LIMIT)
+        L = tables[b]
+        return {c: L[row, j] for j, c in enumerate(keys)}
+
+    def column_keys(self, b):
+        """The column keys (plain ``b`` and derived ``"b:NAME"``) the templates read from base column ``b``, in the
+        order of the memo tables' columns (:meth:`memo_rows`)."""
+        return [c for c in self._columns_used() if _column_index(c) == b]
+
+    def memo_rows(self, b, vals, memos, tables, limit):
+        """Row of every token's value of base column ``b`` in a memo table of its ids, new values appended.
+
+        Parameters
+        ----------
+        b : int
+            Base column index.
+        vals : list of str, length N
+        memos : dict int -> dict str -> int
+            Per base column, value -> row; updated. Emptied (with its table) when it holds more than ``limit``
+            values, so a stream of ever new words keeps bounded memory.
+        tables : dict int -> ndarray of int64, shape (rows, len(column_keys(b)))
+            Per base column, the value ids (-1 = unseen in training) of each memo row in every column key; rows
+            are only appended, so a row index stays valid until the memo is emptied.
+        limit : int
+
+        Returns
+        -------
+        row : ndarray of int64, shape (N,)
+        keys : list
+            :meth:`column_keys` of ``b``: the meaning of the table's columns.
+        """
+        keys = self.column_keys(b)
         memo = memos.get(b)
-        if memo is None or len(memo) > self._MEMO_LIMIT:
+        if memo is None or len(memo) > limit:
             memo = memos[b] = {}
             tables[b] = np.zeros((0, len(keys)), dtype=np.int64)
         n = len(vals)
@@ -524,8 +557,7 @@ class TemplateExtractor:
             memo.update(zip(new, range(base, base + len(new))))
             row[miss] = np.fromiter(map(memo.__getitem__, (vals[i] for i in miss.tolist())), dtype=np.int64,
                                     count=miss.size)
-        L = tables[b]
-        return {c: L[row, j] for j, c in enumerate(keys)}
+        return row, keys
 
     def transform_columns(self, values, lengths, dtype=np.float64):
         """Input features of many sentences at once, from their token columns flattened in corpus order.
@@ -578,8 +610,9 @@ class TemplateExtractor:
         values = {c: [v for s in sentences for v in s[cols[c]]] for c in used}
         return lens, values
 
-    def _atoms(self, lens, ids, fitting):
-        """Feature key of every template at every token (-1 where a value is unknown): list of (N,) int64."""
+    def _atoms(self, lens, ids, fitting, which=None):
+        """Feature key of every template (or of the templates ``which``, indices into the feature templates) at
+        every token (-1 where a value is unknown): list of (N,) int64."""
         N = int(lens.sum())
         tok = np.arange(N)
         pos = tok - np.repeat(np.cumsum(lens) - lens, lens)
@@ -607,7 +640,7 @@ class TemplateExtractor:
 
         out = []
         first = pos == 0
-        for t in self._feature_templates:
+        for t in self._feature_templates if which is None else [self._feature_templates[j] for j in which]:
             atoms = [atom(r, c) for r, c in t.macros]
             radices = [self._vocab_size[c] + 2 * K for _, c in t.macros]
             keys = t.compute_keys(atoms, radices, fitting, N)
@@ -654,7 +687,7 @@ class TemplateExtractor:
             u, cnt = np.unique(k[k >= 0], return_counts=True)
             keep = cnt >= self.min_count
             t.keys, t.counts = u[keep], cnt[keep]
-            t.table = None
+            t.table = t.hash = None
             offsets.append(offsets[-1] + t.keys.shape[0])
         self._set_sizes(offsets)
         self._feature_names = None
@@ -703,10 +736,40 @@ class TemplateExtractor:
     def _stacked(self, lens, ids, dtype):
         keys = self._atoms(lens, ids, fitting=False)
         N = int(lens.sum())
-        n_t = len(self._feature_templates)
+        cols = self.feature_columns(keys, range(len(self._feature_templates)), N)
+        mask = cols >= 0
+        # boolean indexing walks in row-major order whatever the layout, and template offsets increase with j, so
+        # each row's columns come out sorted: no sort needed
+        indices = cols[mask]
+        indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(indices.dtype)
+        data = np.ones(indices.shape[0], dtype=dtype)
+        return sp.csr_matrix((data, indices, indptr), shape=(N, self.n_features_))
+
+    def feature_columns(self, keys, which, n, hashed=False):
+        """Input feature index of the templates ``which`` at every token, from their keys.
+
+        Parameters
+        ----------
+        keys : list of ndarray of int64, each (n,)
+            Keys of the templates ``which``, in that order (from :meth:`_atoms` or :meth:`_Template.compute_keys`;
+            -1 = a value unseen in training).
+        which : sequence of int
+            Indices into the feature templates.
+        n : int
+        hashed : bool
+            Look keys of large key spaces up in a hash table built on first use and kept on the template
+            (:func:`~mmprog.features.template_kernels.key_hash_build`: about 32 bytes a feature) instead of a
+            binary search: for the tagger, which transforms again and again.
+
+        Returns
+        -------
+        ndarray of int32 (int64 past 2³¹ features), shape (n, len(which)), Fortran order
+            -1 where the template has no feature for the token.
+        """
         # Fortran order: each template fills one contiguous column
-        cols = np.full((N, n_t), -1, dtype=np.int64 if self.n_features_ >= 2**31 else np.int32, order="F")
-        for j, (t, k) in enumerate(zip(self._feature_templates, keys)):
+        cols = np.full((n, len(which)), -1, dtype=np.int64 if self.n_features_ >= 2**31 else np.int32, order="F")
+        for i, (j, k) in enumerate(zip(which, keys)):
+            t = self._feature_templates[j]
             d_j = t.keys.shape[0]
             if d_j == 0:
                 continue
@@ -718,22 +781,20 @@ class TemplateExtractor:
                 table[t.keys] = np.arange(d_j) + self._offsets[j]
                 t.table = table
             if table is not None:
-                cols[:, j] = table[k]        # k = -1 reads table[-1] = -1
-            elif t.bound <= 4 * N:
+                cols[:, i] = table[k]        # k = -1 reads table[-1] = -1
+            elif hashed:
+                if t.hash is None:
+                    t.hash = key_hash_build(t.keys)
+                key_hash_find(*t.hash, k, self._offsets[j], cols[:, i])
+            elif t.bound <= 4 * n:
                 table = np.full(t.bound + 1, -1, dtype=cols.dtype)
                 table[t.keys] = np.arange(d_j) + self._offsets[j]
-                cols[:, j] = table[k]
+                cols[:, i] = table[k]
             else:
                 pos = np.minimum(np.searchsorted(t.keys, k), d_j - 1)
                 found = (k >= 0) & (t.keys[pos] == k)
-                cols[found, j] = pos[found] + self._offsets[j]
-        mask = cols >= 0
-        # boolean indexing walks in row-major order whatever the layout, and template offsets increase with j, so
-        # each row's columns come out sorted: no sort needed
-        indices = cols[mask]
-        indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(indices.dtype)
-        data = np.ones(indices.shape[0], dtype=dtype)
-        return sp.csr_matrix((data, indices, indptr), shape=(N, self.n_features_))
+                cols[found, i] = pos[found] + self._offsets[j]
+        return cols
 
     def fit_transform(self, sentences, dtype=np.float64):
         """:meth:`fit` then :meth:`transform` on the same sentences."""
