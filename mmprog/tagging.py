@@ -388,7 +388,10 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
         if marginals:
             suffix[tok_at] = [glue + a + "\n" for a in text_labels]
         elif scheme:
-            suffix[tok_at] = [glue + a + "\n" for a in tok_names.tolist()]
+            # one suffix string per label name, shared (the look-ups run in C through map)
+            tok_names = tok_names.tolist()
+            shared = {a: glue + a + "\n" for a in set(tok_names)}
+            suffix[tok_at] = list(map(shared.__getitem__, tok_names))
         else:
             suffix[tok_at] = np.asarray([glue + a + "\n" for a in names.tolist()], dtype=object)[flat]
         parts = [None] * (2 * len(lines))
