@@ -200,6 +200,53 @@ def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
 
 
 
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_the_x_passes_on_threads_give_the_same_floats(n_threads, monkeypatch):
+    """The three passes over X that a round makes (token scores, a new cut's Gram row, Xᵀ M) split into row or
+    feature ranges on threads: bit for bit the single-thread floats, which equal scipy's products within rounding."""
+    from mmprog.features import _binary as B
+    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
+    rng = np.random.default_rng(n_threads)
+    N, d, K = 700, 300, 4
+    X = sp.random(N, d, density=0.05, format="csr", random_state=n_threads)
+    X.data[:] = 1.0
+    X.sort_indices()
+    W = rng.normal(size=(d, K))
+    touched = rng.random(N) < 0.6
+    M = rng.normal(size=(N, K)) * touched[:, None]
+    V = rng.normal(size=d * K)
+    runs = {}
+    for nt in (1, n_threads):
+        s, u, w = np.zeros((N, K)), np.zeros((N, K)), np.zeros(d * K)
+        B.in_threads(lambda a, b: B.binary_row_scores(X.indptr, X.indices, W, s, a, b), N, nt)
+        B.in_threads(lambda a, b: B.masked_row_scores(X.indptr, X.indices, touched, V, K, u, a, b), N, nt)
+        B.in_threads(lambda a, b: B.xt_rows(X.indptr, X.indices, touched, M, w, a, b), d, nt)
+        runs[nt] = (s, u, w)
+    for one, many in zip(runs[1], runs[n_threads]):
+        assert np.array_equal(one, many)
+    s, u, w = runs[n_threads]
+    np.testing.assert_allclose(s, X @ W, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(u, (X @ V.reshape(d, K)) * touched[:, None], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(w, (X.T @ M).ravel(), rtol=1e-13, atol=1e-13)
+
+
+def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
+    """With every pass over X on threads (ranges of any size) the labeling-cut fit retraces the single-thread fit:
+    the same rounds and bounds, to the last bit."""
+    from mmprog.features import _binary as B
+    small = ner_slice.subset(np.arange(60))
+    kw = dict(program="m3n", C=1.0, slack="one", eps=0.05, drop_after=10, max_iter=1000)
+    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 10 ** 12)
+    one = mmprog.fit(small, **kw)
+    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
+    monkeypatch.setattr(B.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    many = mmprog.fit(small, **kw)
+    assert one.termination == many.termination == "converged"
+    assert [(h.lower_bound, h.upper_bound) for h in one.history] == \
+        [(h.lower_bound, h.upper_bound) for h in many.history]
+    assert np.array_equal(one.w, many.w)
+
+
 def test_a_checkpoint_keeps_labeling_cuts_as_labelings_and_resumes(tmp_path):
     """Saved as their labelings (no rows made), read back with their checks, resumed to the uninterrupted optimum;
     a labeling that does not fit is refused in one line."""

@@ -22,14 +22,49 @@ order; explicit zeros are left out as before.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit
 
 _JIT = dict(cache=True, nogil=True, fastmath=False)
 
 
+#: ranges below which a kernel runs on the calling thread alone (a thread's start costs ~50 µs, a row ~0.1–1 µs)
+THREAD_MIN_ROWS = 20_000
+
+
+def in_threads(fn, n, n_threads=None):
+    """``fn(lo, hi)`` on contiguous ranges covering [0, n) — of rows, or of features for :func:`xt_rows` — one range
+    per thread, and wait for them.
+
+    For the compiled kernels here that write disjoint parts of their output for disjoint ranges and release the GIL
+    (``nogil``): each output entry is computed by one thread in the same order as on one thread, so the floats do
+    not depend on the thread count. Threads are used only from the main thread (an oracle's worker threads already
+    are the parallelism) and for ranges of at least :data:`THREAD_MIN_ROWS`; the pool lives for the call, so a
+    forked child never inherits one.
+
+    Parameters
+    ----------
+    fn : callable (lo, hi) -> None
+    n : int
+    n_threads : int, optional
+        Default: the cores this process may run on.
+    """
+    import threading
+    n_threads = n_threads or len(os.sched_getaffinity(0))
+    if n_threads < 2 or n < THREAD_MIN_ROWS or threading.current_thread() is not threading.main_thread():
+        fn(0, n)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
+    with ThreadPoolExecutor(n_threads, thread_name_prefix="mmprog-rows") as pool:
+        for f in [pool.submit(fn, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]:
+            f.result()
+
+
 @njit(**_JIT)
-def binary_row_scores(indptr, indices, W, out):
+def binary_row_scores(indptr, indices, W, out, lo=0, hi=-1):
     """out[t] += Σ_j W[j] over the features j of token t (every stored value of X is 1), entries in stored order.
 
     Parameters
@@ -38,9 +73,11 @@ def binary_row_scores(indptr, indices, W, out):
     W : ndarray of float64, shape (d, K)
     out : ndarray of float64, shape (N, K)
         Zeros in (then the floats of scipy's ``X @ W``).
+    lo, hi : int
+        The rows [lo, hi) only (hi = -1: to the last; :func:`in_threads` hands ranges to threads).
     """
     K = W.shape[1]
-    for t in range(indptr.shape[0] - 1):
+    for t in range(lo, indptr.shape[0] - 1 if hi < 0 else hi):
         for p in range(indptr[t], indptr[t + 1]):
             j = indices[p]
             for k in range(K):
@@ -209,7 +246,7 @@ def scatter_labels(M, tok, g, y, c, touched):
 
 
 @njit(**_JIT)
-def xt_rows(indptr, indices, touched, M, out):
+def xt_rows(indptr, indices, touched, M, out, jlo=0, jhi=-1):
     """out[j·K + k] += Σ_t M[t, k] over the touched tokens t having feature j: Xᵀ M written into the flat w.
 
     Parameters
@@ -217,15 +254,22 @@ def xt_rows(indptr, indices, touched, M, out):
     touched : ndarray of bool, shape (N,)
     M : ndarray of float64, shape (N, K)
     out : ndarray of float64, shape (≥ d·K,)
+    jlo, jhi : int
+        Only the features [jlo, jhi) (jhi = -1: all). Threads given disjoint feature ranges each read all of X's
+        touched rows but write only their part of ``out`` — the random writes are the cost — and every entry gets
+        its terms in token order, as on one thread.
     """
     K = M.shape[1]
+    every = jhi < 0
     for t in range(touched.shape[0]):
         if not touched[t]:
             continue
         for p in range(indptr[t], indptr[t + 1]):
-            base = indices[p] * K
-            for k in range(K):
-                out[base + k] += M[t, k]
+            j = indices[p]
+            if every or (j >= jlo and j < jhi):
+                base = j * K
+                for k in range(K):
+                    out[base + k] += M[t, k]
 
 
 @njit(**_JIT)
@@ -238,7 +282,7 @@ def labeling_pair_sum(U, tok, g, y):
 
 
 @njit(**_JIT)
-def masked_row_scores(indptr, indices, touched, V, K, out):
+def masked_row_scores(indptr, indices, touched, V, K, out, lo=0, hi=-1):
     """out[t, k] += Σ_{j ∈ row t} V[j·K + k] for the touched tokens t: X times a row held dense (flat, ≥ d·K), one
     cache line of V per entry of X (a sorted sparse row looked up by feature cost three).
 
@@ -247,8 +291,10 @@ def masked_row_scores(indptr, indices, touched, V, K, out):
     touched : ndarray of bool, shape (N,)
     V : ndarray of float64, shape (≥ d·K,)
     out : ndarray of float64, shape (N, K)
+    lo, hi : int
+        The rows [lo, hi) only (hi = -1: to the last).
     """
-    for t in range(touched.shape[0]):
+    for t in range(lo, touched.shape[0] if hi < 0 else hi):
         if not touched[t]:
             continue
         for p in range(indptr[t], indptr[t + 1]):

@@ -360,9 +360,10 @@ class ChainFeatureMap:
         if sp.issparse(Xt) and self._binary_tokens(prepared):
             # 0/1 features: X's indices alone, the same floats as scipy's product (which would upcast-copy a
             # float32 value array every round)
-            from ._binary import binary_row_scores
+            from ._binary import binary_row_scores, in_threads
             node_tok = np.zeros((Xt.shape[0], self.n_labels))
-            binary_row_scores(Xt.indptr, Xt.indices, np.ascontiguousarray(blocks["state"]), node_tok)
+            W = np.ascontiguousarray(blocks["state"])
+            in_threads(lambda a, b: binary_row_scores(Xt.indptr, Xt.indices, W, node_tok, a, b), Xt.shape[0])
         else:
             node_tok = np.asarray(Xt @ blocks["state"])
         del Xt

@@ -537,10 +537,10 @@ class LabelingBlock:
     def token_products(block, touched, V, p_idx, p_val):
         """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
         (K²,); V is row p held dense (undivided values)."""
-        from ..features._binary import masked_row_scores
+        from ..features._binary import in_threads, masked_row_scores
         X, K = block.X, block.K
         U = np.zeros((X.shape[0], K))
-        masked_row_scores(X.indptr, X.indices, touched, V, K, U)
+        in_threads(lambda a, b: masked_row_scores(X.indptr, X.indices, touched, V, K, U, a, b), X.shape[0])
         return U, LabelingBlock.transitions(block, p_idx, p_val)
 
 
@@ -552,7 +552,7 @@ class LabelingBlock:
     @staticmethod
     def tdot(weighted, out):
         """out += Σ c·n·ΔF over (block, c) pairs: Xᵀ M and the transition sums."""
-        from ..features._binary import scatter_labels, xt_rows
+        from ..features._binary import in_threads, scatter_labels, xt_rows
         weighted = [(B, c) for B, c in weighted if c != 0.0 and B.nnz]
         if not weighted:
             return
@@ -566,5 +566,5 @@ class LabelingBlock:
                 raise ParameterError("labeling cuts of different token matrices in one working set")
             scatter_labels(M, B.tok, B.gold, B.pred, float(c), touched)
             trans += c * B.trans
-        xt_rows(X.indptr, X.indices, touched, M, out)
+        in_threads(lambda a, b: xt_rows(X.indptr, X.indices, touched, M, out, a, b), X.shape[1])
         out[dK: dK + K * K] += trans
