@@ -230,32 +230,6 @@ def test_the_x_passes_on_threads_give_the_same_floats(n_threads, monkeypatch):
     np.testing.assert_allclose(w, (X.T @ M).ravel(), rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("order", [1, 2])
-def test_the_oracle_on_sentence_ranges_gives_the_same_cut(order, monkeypatch):
-    """The fused 1-slack separation split into sentence ranges on threads (private transition and trigram counts
-    added up afterwards) returns the single-thread cut, Δℓ and hinge losses bit for bit."""
-    from mmprog.features import ChainFeatureMap, _binary as B
-    from mmprog.features.chain import allowed_bigrams
-    rng = np.random.default_rng(order)
-    lengths = rng.integers(1, 12, size=40)
-    N, d, K = int(lengths.sum()), 60, 4
-    X = sp.random(N, d, density=0.1, format="csr", random_state=order)
-    X.data[:] = 1.0
-    X.sort_indices()
-    gold = [rng.integers(0, K, size=L) for L in lengths]
-    fmap = ChainFeatureMap(d, K, order=order, allowed=allowed_bigrams(gold, K) if order == 2 else None)
-    prep = fmap.prepare_stacked(X, lengths, gold)
-    w = rng.normal(size=fmap.dim)
-    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 10 ** 12)
-    one = fmap.separate_sum(w, prep, sparse=True, counts=True)
-    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
-    for n_threads in (2, 3):
-        monkeypatch.setattr(B.os, "sched_getaffinity", lambda pid: set(range(n_threads)))
-        many = fmap.separate_sum(w, prep, sparse=True, counts=True)
-        assert (one[0] != many[0]).nnz == 0 and one[0].nnz > 0
-        assert one[1] == many[1] > 0 and np.array_equal(one[2], many[2])
-
-
 def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
     """With every pass over X on threads (ranges of any size) the labeling-cut fit retraces the single-thread fit:
     the same rounds and bounds, to the last bit."""

@@ -34,46 +34,34 @@ _JIT = dict(cache=True, nogil=True, fastmath=False)
 THREAD_MIN_ROWS = 20_000
 
 
-def in_threads(fn, n, n_threads=None, cum=None):
-    """``fn(lo, hi)`` on contiguous ranges covering [0, n) — of rows, of features for :func:`xt_rows`, of sentences
-    for the oracle's Viterbi — one range per thread; their results in range order.
+def in_threads(fn, n, n_threads=None):
+    """``fn(lo, hi)`` on contiguous ranges covering [0, n) — of rows, or of features for :func:`xt_rows` — one range
+    per thread, and wait for them.
 
     For the compiled kernels here that write disjoint parts of their output for disjoint ranges and release the GIL
     (``nogil``): each output entry is computed by one thread in the same order as on one thread, so the floats do
-    not depend on the thread count (where ranges need private sums, the caller adds them up exactly). Threads are
-    used only from the main thread (an oracle's worker threads already are the parallelism) and for at least
-    :data:`THREAD_MIN_ROWS` units of work; the pool lives for the call, so a forked child never inherits one.
+    not depend on the thread count. Threads are used only from the main thread (an oracle's worker threads already
+    are the parallelism) and for ranges of at least :data:`THREAD_MIN_ROWS`; the pool lives for the call, so a
+    forked child never inherits one.
 
     Parameters
     ----------
-    fn : callable (lo, hi) -> object
+    fn : callable (lo, hi) -> None
     n : int
     n_threads : int, optional
         Default: the cores this process may run on.
-    cum : ndarray of int, shape (n + 1,), optional
-        Cumulative work of the items (e.g. sentence offsets in tokens): ranges are cut to equal work, and the
-        threshold applies to ``cum[-1]``; default one unit an item.
-
-    Returns
-    -------
-    list
-        ``fn``'s results, one per range (one range when it runs on the calling thread).
     """
     import threading
     if not n_threads:
         n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    work = n if cum is None else int(cum[-1])
-    if n_threads < 2 or n < 2 or work < THREAD_MIN_ROWS or threading.current_thread() is not threading.main_thread():
-        return [fn(0, n)]
+    if n_threads < 2 or n < THREAD_MIN_ROWS or threading.current_thread() is not threading.main_thread():
+        fn(0, n)
+        return
     from concurrent.futures import ThreadPoolExecutor
-    if cum is None:
-        cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
-    else:
-        cuts = np.searchsorted(cum, np.linspace(0, work, n_threads + 1), side="left").clip(0, n)
-        cuts[0], cuts[-1] = 0, n
-        cuts = np.unique(cuts)
+    cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
     with ThreadPoolExecutor(n_threads, thread_name_prefix="mmprog-rows") as pool:
-        return [f.result() for f in [pool.submit(fn, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]]
+        for f in [pool.submit(fn, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]:
+            f.result()
 
 
 @njit(**_JIT)

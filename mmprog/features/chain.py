@@ -691,35 +691,16 @@ class ChainFeatureMap:
         Xd = np.ascontiguousarray(self._token_rows(prepared, idx, tok)) if dense else np.zeros((0, 0))
         lab = np.empty(len(tok), dtype=np.int64)
         state_t = np.zeros((K, d_s) if dense else (0, 0))
+        trans = np.zeros((K, K))
         dl = np.zeros(len(idx))
         path = np.zeros(len(idx))
-        trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"]) \
-            if self.order == 2 else None
-
-        def sentences(a, b):
-            """Sentences a..b-1: labels, Δℓ and path scores in place; their transition (and trigram) counts."""
-            tr = np.zeros((K, K))
-            tr3 = np.zeros((K, K, K)) if self.order == 2 else None
-            if self.order == 2:
-                _compiled.chain2_separate_sum(node_tok, edge, trigram, offsets[a:b + 1], g, Xd, lab, state_t, tr,
-                                              tr3, dl[a:b], path[a:b], *edge_args, *self._bigram_lists())
-            else:
-                _compiled.chain_separate_sum(node_tok, edge, offsets[a:b + 1], g, Xd, lab, state_t, tr, dl[a:b],
-                                             path[a:b], *edge_args)
-            return tr, tr3
-        if dense:
-            # the dense state block is summed in sentence order: one range
-            parts = [sentences(0, len(idx))]
+        if self.order == 2:
+            trigram = np.ascontiguousarray(self.weights(np.asarray(w, dtype=np.float64))["trigram"])
+            tri = np.zeros((K, K, K))
+            _compiled.chain2_separate_sum(node_tok, edge, trigram, offsets, g, Xd, lab, state_t, trans, tri, dl, path,
+                                          *edge_args, *self._bigram_lists())
         else:
-            # sentence ranges on threads; the counts are integers, so their sum is exact in any order
-            from ._binary import in_threads
-            parts = in_threads(sentences, len(idx), cum=offsets)
-        trans = parts[0][0]
-        tri = parts[0][1]
-        for tr, tr3 in parts[1:]:
-            trans += tr
-            if tri is not None:
-                tri += tr3
+            _compiled.chain_separate_sum(node_tok, edge, offsets, g, Xd, lab, state_t, trans, dl, path, *edge_args)
         # the first-order map without edge features returns its cut directly; otherwise the blocks are appended as
         # coordinates and values: state, transition, edge (which needs the labels), trigram
         first_order = not self.n_edge_features and self.order == 1
