@@ -95,6 +95,8 @@ def _init_worker(fmap, prepared, w_name=None, dim=0):
         threadpool_limits(1)
     except ImportError:          # scikit-learn brings it; without it the workers keep their BLAS threads
         pass
+    from .features import _binary
+    _binary.MAX_THREADS = 1      # nor do the compiled passes over X start threads of their own here
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
     if w_name is not None:

@@ -230,6 +230,16 @@ def test_the_x_passes_on_threads_give_the_same_floats(n_threads, monkeypatch):
     np.testing.assert_allclose(w, (X.T @ M).ravel(), rtol=1e-13, atol=1e-13)
 
 
+def test_the_oracle_pool_workers_start_no_threads_of_their_own():
+    """A process-pool worker (the pool is the parallelism) runs the passes over X on its one thread."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mmprog.oracle import _init_worker
+    with ProcessPoolExecutor(1, initializer=_init_worker, initargs=(None, None)) as pool:
+        got = pool.submit(eval, "__import__('mmprog.features._binary', fromlist=['_']).MAX_THREADS").result()
+    assert got == 1
+
+
 def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
     """With every pass over X on threads (ranges of any size) the labeling-cut fit retraces the single-thread fit:
     the same rounds and bounds, to the last bit."""

@@ -33,6 +33,10 @@ _JIT = dict(cache=True, nogil=True, fastmath=False)
 #: ranges below which a kernel runs on the calling thread alone (a thread's start costs ~50 µs, a row ~0.1–1 µs)
 THREAD_MIN_ROWS = 20_000
 
+#: threads :func:`in_threads` may use (None: the cores); the oracle's pool workers set 1, the pool being the
+#: parallelism
+MAX_THREADS = None
+
 
 def in_threads(fn, n, n_threads=None):
     """``fn(lo, hi)`` on contiguous ranges covering [0, n) — of rows, or of features for :func:`xt_rows` — one range
@@ -49,9 +53,10 @@ def in_threads(fn, n, n_threads=None):
     fn : callable (lo, hi) -> None
     n : int
     n_threads : int, optional
-        Default: the cores this process may run on.
+        Default: :data:`MAX_THREADS`, else the cores this process may run on.
     """
     import threading
+    n_threads = n_threads or MAX_THREADS
     if not n_threads:
         n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if n_threads < 2 or n < THREAD_MIN_ROWS or threading.current_thread() is not threading.main_thread():

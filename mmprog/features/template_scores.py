@@ -68,6 +68,8 @@ class StateScorer:
                 by_group.setdefault((bases.pop(), offsets.pop()), []).append(j)
             else:
                 self.rest.append(j)
+        # the column keys the one-by-one templates read (their ids are gathered per token)
+        self._rest_keys = {c for j in self.rest for _, c in extractor._feature_templates[j].macros}
         self.groups = {}
         for (b, r), js in sorted(by_group.items()):
             self.groups.setdefault(b, []).append((r, js))
@@ -148,14 +150,13 @@ class StateScorer:
         pos = np.arange(N) - np.repeat(np.cumsum(lens) - lens, lens)
         length = np.repeat(lens, lens)
         ids = {}
-        need = {c for j in self.rest for _, c in ex._feature_templates[j].macros}
         for b in ex.base_columns():
             row = self._rows(b, values[b])
             if b in self.groups:
                 add_group_scores(row, pos, length, self._shift[b], self._S[b], self._bnd[b], self._reach, out)
             L = self._tables[b]
             for i, c in enumerate(ex.column_keys(b)):
-                if c in need:
+                if c in self._rest_keys:
                     ids[c] = L[row, i]
         if self.rest:
             keys = ex._atoms(lens, ids, fitting=False, which=self.rest)
