@@ -26,8 +26,11 @@ def ner_slice():
 @pytest.fixture
 def explicit_rows(monkeypatch):
     """Fits keep every cut as its explicit ΔF row: the tests of those representations (counts, float blocks,
-    aggregates, the merge kernels) run on them, not on the labeling cuts m3n's Gram dual reads by default
-    (tests/test_labeling_cuts.py checks those against these)."""
+    aggregates, the merge kernels) run on them, not on the labeling cuts that m3n's Gram dual, mtl's QCQP dual and
+    the p-block dual read by default (tests/test_labeling_cuts.py checks those against these)."""
     from mmprog.programs.base import Program
     from mmprog.programs.m3n import M3N
-    monkeypatch.setattr(M3N, "reads_labeling_cuts", Program.reads_labeling_cuts)
+    from mmprog.programs.mtl import MTL
+    from mmprog.programs.pblock import PBlock
+    for cls in (M3N, MTL, PBlock):
+        monkeypatch.setattr(cls, "reads_labeling_cuts", Program.reads_labeling_cuts)

@@ -109,12 +109,17 @@ def test_products_through_X_equal_the_explicit_rows(ner_slice):
     assert ws_l.gram_rows([0])[0, [1, 3]].tolist() == [0.0, 0.0]
 
 
-def test_template_gram_rows_of_labeling_cuts(ner_slice):
-    """The per-template Gram entries (mtl and pblock take explicit rows; a labeling cut that reaches them is made
-    into its row): the integer products of the count rows within each template's columns, divided by n², to the
-    merge's rounding, with an aggregate (explicit row) among them."""
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_template_gram_rows_through_X_are_exact(ner_slice, monkeypatch, n_threads):
+    """The per-template Gram entries of mtl and pblock on labeling cuts (one pass over the held cuts' wrong tokens,
+    on 1 and 3 threads): the integer products of the count rows within each template's columns divided by n², to
+    the last bit; the explicit rows' merge within its rounding; an aggregate (explicit row) among them, and a
+    released cut reading 0."""
+    from mmprog.features import _binary as B
     from mmprog.programs.mtl import template_groups
     from mmprog.programs.base import Dims
+    monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
+    monkeypatch.setattr(B, "MAX_THREADS", n_threads)
     fmap, labeled, explicit = _oracle_cuts(ner_slice, 4, seed=4)
     dims = Dims(n=len(ner_slice), dim=fmap.dim, n_slacks=1, groups=lambda: fmap.groups, group_names=fmap.group_names)
     groups, names = template_groups(dims)
@@ -132,14 +137,20 @@ def test_template_gram_rows_of_labeling_cuts(ner_slice):
         P = counts[:, cols]
         exact[j] = (P @ P.T).toarray() / (n * n)
     got = ws_l.template_gram_rows(list(range(r)), groups, m)
-    np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-15)
+    assert np.array_equal(got, exact)
     assert exact.sum(axis=0) == pytest.approx(ws_l.gram_rows(list(range(r))), rel=1e-12)
-    np.testing.assert_array_equal(ws_e.template_gram_rows(list(range(r)), groups, m), got)
+    np.testing.assert_allclose(ws_e.template_gram_rows(list(range(r)), groups, m), exact, rtol=1e-10, atol=1e-15)
     for ws in (ws_l, ws_e):
         row, dl = ws.combine([0, 2], np.array([0.4, 0.6]))
         ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
     np.testing.assert_allclose(ws_l.template_gram_rows([r, 1], groups, m), ws_e.template_gram_rows([r, 1], groups, m),
                                rtol=1e-10, atol=1e-15)
+    for ws in (ws_l, ws_e):
+        ws.active[2] = False
+        ws.release([2])
+    after = ws_l.template_gram_rows([3], groups, m)
+    assert not after[:, 0, 2].any()
+    np.testing.assert_array_equal(np.delete(after[:, 0, :r], 2, axis=1), np.delete(exact[:, 3, :], 2, axis=1))
 
 
 def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
@@ -150,7 +161,8 @@ def test_only_the_gram_dual_of_the_serial_one_slack_fit_gets_labeling_cuts():
         res = mmprog.fit(ds, program="m3n", C=1.0, eps=1e-3, max_iter=5, **kw)
         kinds = {type(B).__name__ for _, B, _ in res.model.ws._segments}
         assert ("LabelingBlock" in kinds) == expect, (kw, kinds)
-    for program, kw, expect in (("mtl", {"form": "dual"}, False), ("pblock", {}, False), ("l1m3n", {}, False)):
+    for program, kw, expect in (("mtl", {"form": "dual"}, True), ("mtl", {"form": "primal"}, False),
+                                ("pblock", {}, True), ("l1m3n", {}, False)):
         res = mmprog.fit(ds, program=program, C=1.0, slack="one", eps=1e-3, max_iter=5, **kw)
         assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments) == expect, (program, kw)
 
@@ -179,16 +191,18 @@ def test_the_fit_with_labeling_cuts_reaches_the_enumerated_optimum(seed):
     assert res.upper_bound >= opt - tol
 
 
-def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
-    """The structural SVM with labeling cuts and with explicit rows (the previous representation) on 60 NER
+@pytest.mark.parametrize("program,eps,n", [("m3n", 0.05, 60), ("mtl", 0.2, 40), ("pblock", 0.2, 40)])
+def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch, program, eps, n):
+    """The structural SVM, MTL (the QCQP dual) and the p-block dual with labeling cuts and with explicit rows on NER
     sentences: each run's lower bound (a master optimum) and upper bound (a full objective) bracket the optimum, so
     the brackets overlap and the objectives are within the ε-rule's width; the labeling run holds a small fraction
     of the entries."""
-    small = ner_slice.subset(np.arange(60))
-    C, eps = 1.0, 0.05
-    a = mmprog.fit(small, program="m3n", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
-    monkeypatch.setattr(M3N, "reads_labeling_cuts", lambda self, model: False)
-    b = mmprog.fit(small, program="m3n", C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    from mmprog.programs.base import get_program
+    small = ner_slice.subset(np.arange(n))
+    C = 1.0
+    a = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
+    monkeypatch.setattr(type(get_program(program)), "reads_labeling_cuts", lambda self, model: False)
+    b = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
     assert a.termination == b.termination == "converged"
     assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
     assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
@@ -197,7 +211,6 @@ def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch):
     assert abs(a.primal_objective - b.primal_objective) <= C * len(small) * eps
     held = lambda r: max(h.cut_nnz for h in r.history)          # noqa: E731
     assert held(a) < held(b) / 10
-
 
 
 @pytest.mark.parametrize("n_threads", [2, 3])

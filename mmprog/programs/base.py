@@ -110,10 +110,9 @@ class Program:
 
     def reads_labeling_cuts(self, model):
         """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`)
-        without making their rows every round: only those whose products go through the working set's Gram rows,
-        ΔFᵀα and ΔF·w (m3n's Gram dual). Others get explicit rows: the template programs' per-template Gram entries
-        would read every held cut's wrong tokens times the templates each round (26 s a round on full CoNLL-2002
-        NER, where the merges of the explicit rows, whose counts aggregate the tokens by feature, take ~5)."""
+        without making their rows every round: only those whose products go through the working set's Gram rows
+        (per template too), ΔFᵀα and ΔF·w — m3n's Gram dual, mtl's QCQP dual, the p-block dual. Others get explicit
+        rows."""
         return False
 
     def __init__(self, C=1.0, **params):

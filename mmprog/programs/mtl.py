@@ -481,6 +481,11 @@ class MTL(Program, TemplateNormsOfLastSolution):
             _build_primal_socp(m, dims, groups, len(names))
         return m
 
+    def reads_labeling_cuts(self, model):
+        # the QCQP (6) reads the cuts through the working set only (per-template Gram rows, ΔFᵀα); the SOCP (5)
+        # writes explicit rows into its constraints
+        return getattr(model, "form", None) == "dual"
+
     def add_cuts(self, model, cuts):
         model.ws.add(cuts)
         if model.form == "primal":

@@ -381,6 +381,10 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         m._quad_done = 0
         return m
 
+    def reads_labeling_cuts(self, model):
+        # (11)–(13) read the cuts through the working set only (per-template Gram rows, ΔFᵀα)
+        return True
+
     def add_cuts(self, model, cuts):
         model.ws.add(cuts)
         added = self.add_alpha_columns(model, cuts)

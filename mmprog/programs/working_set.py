@@ -206,15 +206,41 @@ class WorkingSet:
         return int(np.searchsorted(starts, p, side="right")) - 1
 
     @contextlib.contextmanager
-    def _dense_row(self, p_idx, p_val):
-        """Row p written into a dense buffer of length dim (kept for the fit: 424 MB on full CoNLL-2002 NER), its
-        entries zeroed again afterwards. X's entries then look row p up with one cache line each."""
+    def _dense_cut(self, p, like):
+        """Cut p held dense, undivided, in a buffer of length dim (kept for the fit: 424 MB on full CoNLL-2002 NER)
+        whose entries are zeroed again afterwards; X's entries then look it up with one cache line each.
+
+        A labeling cut is scattered from its wrong tokens (its sorted row, a counting sort over all their
+        features, is not made: a fifth of an MTL round), any other cut written from its row. Yields (V, transition
+        part (K²,), divisor), or None for an empty (released) row.
+
+        Parameters
+        ----------
+        p : int
+        like : LabelingBlock
+            A block of the same layout (K, d·K).
+        """
         V = getattr(self, "_V", None)
         if V is None:
             V = self._V = np.zeros(self.dim)
+        B, div = self._segments[self._segment_of(p)][1:]
+        if isinstance(B, LabelingBlock):
+            if not B.nnz:
+                yield None
+                return
+            B.scatter(V)
+            try:
+                yield V, np.asarray(B.trans, dtype=np.float64), div
+            finally:
+                B.scatter(V, zero=True)
+            return
+        p_idx, p_val, p_div = self._row(p)
+        if not len(p_idx):
+            yield None
+            return
         V[p_idx] = p_val
         try:
-            yield V
+            yield V, LabelingBlock.transitions(like, p_idx, p_val), p_div
         finally:
             V[p_idx] = 0.0
 
@@ -357,18 +383,23 @@ class WorkingSet:
         # F[positions] @ Fᵀ would transpose the whole working set every round (40 % of a round there)
         out = np.zeros((len(positions), self.size))
         labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
+        explicit = [(first, B, div) for first, B, div in self._segments
+                    if B.nnz and not isinstance(B, LabelingBlock)]
         touched = LabelingBlock.touched([B for _, B, _ in labeled])
         for k, p in enumerate(positions):
-            p_idx, p_val, p_div = self._row(p)
             if labeled:
                 # against the labeling cuts through X: U = X·ΔF_p once, then a sum over each cut's wrong tokens
-                with self._dense_row(p_idx, p_val) as V:
-                    U, p_trans = LabelingBlock.token_products(labeled[0][1], touched, V, p_idx, p_val)
+                with self._dense_cut(p, labeled[0][1]) as held:
+                    if held is None:
+                        continue
+                    V, p_trans, p_div = held
+                    U = LabelingBlock.token_products(labeled[0][1], touched, V)
                 for first, B, div in labeled:
                     out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
                 del U
-            for first, B, div in self._segments:
-                if B.nnz and not isinstance(B, LabelingBlock):
+            if explicit:
+                p_idx, p_val, p_div = self._row(p)
+                for first, B, div in explicit:
                     row_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div,
                              out[k, first: first + B.shape[0]])
         return out
@@ -376,11 +407,12 @@ class WorkingSet:
     def template_gram_rows(self, positions, groups, m):
         """Rows Qʲ_{p,q} = ⟨ΔF_{p,j}, ΔF_{q,j}⟩ of every group j for p in ``positions`` against every cut q so far.
 
-        The per-template Gram rows of the template programs (mtl, pblock) from the blocks, by a merge of sorted
-        rows (:func:`~mmprog.programs._sparse_rows.row_group_dots`): the stacked float copy of the working set
-        (:meth:`dF`, 60–90 million entries on full CoNLL-2002 NER) and the product with the new rows split by
-        template are never made. Same floats as that product (each bin summed in ascending column order); released
-        rows read 0.
+        The per-template Gram rows of the template programs (mtl, pblock) from the blocks: against an explicit row
+        by a merge of sorted rows (:func:`~mmprog.programs._sparse_rows.row_group_dots`, each bin summed in
+        ascending column order: the floats of the product split by template); against the labeling cuts through X,
+        all of them in one pass over their wrong tokens with row p held dense
+        (:meth:`LabelingBlock.group_entries`; integer sums divided once, so exact for count rows). The stacked
+        float copy of the working set (:meth:`dF`) is never made; released rows read 0.
 
         Parameters
         ----------
@@ -394,18 +426,42 @@ class WorkingSet:
         ndarray of float64, shape (m, k, r)
         """
         out = np.zeros((m, len(positions), self.size))
+        labeled = [(first, B, div) for first, B, div in self._segments if isinstance(B, LabelingBlock) and B.nnz]
+        feature_group = self._feature_groups(labeled[0][1], groups) if labeled else None
+        lists = LabelingBlock.token_lists([B for _, B, _ in labeled]) if feature_group is not None else None
+        explicit = [(first, B, div) for first, B, div in self._segments
+                    if B.nnz and (lists is None or not isinstance(B, LabelingBlock))]
         for k, p in enumerate(positions):
-            p_idx, p_val, p_div = self._row(p)
-            if not len(p_idx):
-                continue
-            for first, B, div in self._segments:
-                if isinstance(B, LabelingBlock):
-                    # (the template programs take explicit rows; a labeling cut here is made into its row)
-                    B = B.csr()
-                if B.nnz:
+            if lists is not None:
+                with self._dense_cut(p, labeled[0][1]) as held:
+                    if held is None:
+                        continue
+                    V, p_trans, p_div = held
+                    E = LabelingBlock.group_entries(labeled, lists, feature_group, V, p_trans, groups, m)
+                for l, (first, B, div) in enumerate(labeled):
+                    out[:, k, first] = E[l] / (p_div * div)
+            if explicit:
+                p_idx, p_val, p_div = self._row(p)
+                for first, B, div in explicit:
+                    if isinstance(B, LabelingBlock):
+                        B = B.csr()        # (groups that differ between a feature's labels: through the row)
                     row_group_dots(B.indptr, B.indices, B.data, div, p_idx, p_val, p_div, groups,
                                    out[:, k, first: first + B.shape[0]])
         return out
+
+    def _feature_groups(self, block, groups):
+        """The group of every input feature of a labeling block's X, shape (d,), when all K joint features of each
+        share it (the chain map's templates), else None. Kept for the groups array it was read from."""
+        cached = getattr(self, "_fgroups", None)
+        if cached is not None and cached[0] is groups:
+            return cached[1]
+        d, K = block.X.shape[1], block.K
+        G = np.asarray(groups)[: d * K].reshape(d, K)
+        first = G[:, 0]
+        uniform = all(np.array_equal(G[:, k], first) for k in range(1, K))
+        fg = np.ascontiguousarray(first) if uniform else None
+        self._fgroups = (groups, fg)
+        return fg
 
     def rows(self):
         """The ΔF rows as they are now, stacked only when asked (:class:`RowsSnapshot`)."""
@@ -534,15 +590,71 @@ class LabelingBlock:
         return p_trans
 
     @staticmethod
-    def token_products(block, touched, V, p_idx, p_val):
-        """U = X·(state part of the row p) on the touched tokens, shape (N, K), and the row's transition part
-        (K²,); V is row p held dense (undivided values)."""
+    def token_products(block, touched, V):
+        """U = X·(state part of the row p) on the touched tokens, shape (N, K); V is row p held dense (undivided
+        values)."""
         from ..features._binary import in_threads, masked_row_scores
         X, K = block.X, block.K
         U = np.zeros((X.shape[0], K))
         in_threads(lambda a, b: masked_row_scores(X.indptr, X.indices, touched, V, K, U, a, b), X.shape[0])
-        return U, LabelingBlock.transitions(block, p_idx, p_val)
+        return U
 
+    def scatter(self, V, zero=False):
+        """Add the state part of n·ΔF into the dense row V (or, with ``zero``, set those entries back to 0)."""
+        from ..features._binary import labeling_scatter
+        labeling_scatter(self.X.indptr, self.X.indices, self.tok, self.gold, self.pred, self.K, V, zero)
+
+
+    @staticmethod
+    def token_lists(blocks):
+        """The blocks' wrong tokens listed per token (:func:`~mmprog.features._binary.token_cut_lists`): (tptr (N +
+        1,), tq (E,) block index, ty (E,) decoded label, gold (N,)), E the wrong tokens of all blocks."""
+        from ..features._binary import token_cut_lists
+        X = blocks[0].X
+        for B in blocks:
+            if B.X is not X:
+                from ..exceptions import ParameterError
+                raise ParameterError("labeling cuts of different token matrices in one working set")
+        starts = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([len(B.tok) for B in blocks], out=starts[1:])
+        toks = np.concatenate([B.tok for B in blocks])
+        preds = np.concatenate([B.pred for B in blocks])
+        golds = np.concatenate([B.gold for B in blocks])
+        N = X.shape[0]
+        tptr = np.zeros(N + 1, dtype=np.int64)
+        tq = np.empty(len(toks), dtype=np.int32)
+        ty = np.empty(len(toks), dtype=preds.dtype)
+        gold = np.zeros(N, dtype=golds.dtype)
+        token_cut_lists(N, toks, preds, golds, starts, tptr, tq, ty, gold)
+        return tptr, tq, ty, gold
+
+    @staticmethod
+    def group_entries(labeled, lists, feature_group, V, p_trans, groups, m):
+        """⟨row p, n·ΔF_l⟩ (undivided) within every group, for all the labeling blocks l at once, shape (L, m); V is
+        row p held dense (undivided values), ``lists`` the blocks' :meth:`token_lists`.
+
+        Integer counts (a labeling or count row p) give integer sums, exact in any order; the threads' tables are
+        added in range order."""
+        from ..features._binary import in_threads, labeling_group_entries
+        block = labeled[0][1]
+        X, K, dK = block.X, block.K, block.d_state
+        tptr, tq, ty, gold = lists
+        L = len(labeled)
+        parts = {}
+
+        def run(lo, hi):
+            part = np.zeros((L, m))
+            labeling_group_entries(X.indptr, X.indices, feature_group, gold, tptr, tq, ty, V, K, part, lo, hi)
+            parts[lo] = part
+
+        in_threads(run, X.shape[0])
+        out = parts[0]
+        for lo in sorted(parts)[1:]:
+            out += parts[lo]
+        trans_groups = np.asarray(groups[dK: dK + K * K], dtype=np.int64)
+        for l, (_, B, _) in enumerate(labeled):
+            np.add.at(out[l], trans_groups, p_trans * B.trans)
+        return out
 
     def pair_sum(self, U, p_trans):
         """⟨row p, n·ΔF⟩ (undivided) from p's U and transition part."""
