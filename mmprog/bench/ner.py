@@ -4,8 +4,9 @@ The 134 CRF++ templates of the ``ner`` preset (:class:`~mmprog.features.template
 first ``--limit`` training sentences (default all 8,323; 5.9 million input and 53 million joint features); P0 in
 its 1-slack form (``m3n``, Gram-dual master), C = 1 on the n-slack scale, eps 0.5, ``--drop-after 10``; the cuts are
 held as their labelings (:class:`mmprog.cuts.LabelingCut`, about 1 MB a cut), so the working set is not bounded by
-default (``--max-cuts K`` aggregates the oldest beyond K, see :func:`mmprog.cutting_plane.run`; ``--program mtl``,
-whose cuts are explicit rows, defaults to 10). Scored by conlleval's chunk F1 on testb.
+default (``--max-cuts K`` aggregates the oldest beyond K, see :func:`mmprog.cutting_plane.run`); ``--program mtl``
+(the QCQP dual, whose per-template Gram entries are read through X too) likewise. Scored by conlleval's chunk F1
+on testb.
 
 With ``--svmhmm PATH`` the user's own ``svm_hmm_learn`` (and the ``svm_hmm_classify`` beside it) runs in the same
 invocation on the very same features: mmprog's extractor writes the training and testb tokens in SVM^hmm's format
@@ -180,9 +181,9 @@ def _parser(prog, doc):
     ap.add_argument("--max-iter", type=int, default=1000)
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--drop-after", type=int, default=10)
-    ap.add_argument("--max-cuts", type=int, default=None,
-                    help="active cuts kept; older ones are aggregated (mmprog.fit's max_cuts; 0: unbounded; default "
-                         "0 for m3n, whose cuts are labelings, 10 for mtl, whose cuts are explicit rows)")
+    ap.add_argument("--max-cuts", type=int, default=0,
+                    help="active cuts kept; older ones are aggregated (mmprog.fit's max_cuts; 0, the default: "
+                         "unbounded: the 1-slack cuts of m3n and mtl are held as labelings, ~1 MB a cut)")
     ap.add_argument("--program", default="m3n", choices=["m3n", "mtl"])
     ap.add_argument("--oracle", default="serial", choices=["serial", "process", "dask"])
     ap.add_argument("--n-jobs", type=int, default=None)
@@ -192,19 +193,11 @@ def _parser(prog, doc):
     return ap
 
 
-def resolve_max_cuts(args):
-    """``--max-cuts`` by program when not given: 0 (unbounded) for m3n, whose 1-slack cuts are labelings of ~1 MB;
-    10 for mtl, whose cuts are explicit rows of ~100 MB on full NER."""
-    if args.max_cuts is None:
-        args.max_cuts = 10 if args.program == "mtl" else 0
-    return args
-
-
 def main(argv=None):
     ap = _parser("python -m mmprog.bench ner", __doc__)
     ap.add_argument("--svmhmm", default=None, metavar="PATH",
                     help="your svm_hmm_learn binary, run on the same features and C in this invocation")
-    args = resolve_max_cuts(ap.parse_args(argv))
+    args = ap.parse_args(argv)
     args.limit = args.limit or None
     if args.child:
         return fit_child(args)

@@ -14,14 +14,14 @@ import os
 import sys
 import tempfile
 
-from .ner import _parser, resolve_max_cuts, run_mmprog
+from .ner import _parser, run_mmprog
 
 
 def main(argv=None):
     ap = _parser("python -m mmprog.bench scale", __doc__)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8323],
                     help="training sentences per fit (the first N; 8323 is all)")
-    args = resolve_max_cuts(ap.parse_args(argv))
+    args = ap.parse_args(argv)
     print(f"CoNLL-2002 Spanish NER, 134 templates, {args.program} 1-slack, C = {args.C:g}, eps {args.eps:g}, "
           f"drop_after {args.drop_after}, max_cuts {args.max_cuts or 'unbounded'}, oracle {args.oracle}; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
