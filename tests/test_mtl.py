@@ -141,6 +141,64 @@ def test_mtl_optimum_equals_problem3_with_every_labeling():
     assert np.allclose(res.w, w_full, atol=2e-3 * max(1.0, np.abs(w_full).max()))
 
 
+def one_hot_templates(seed, n=12, T=3, values=(3, 2, 3), noise=0.3):
+    """Sequences of 0/1 token features as CRF++ templates make them: template j takes one of ``values[j]`` values
+    at each token, one indicator per value (sparse rows), labels the best by enumeration under random weights plus
+    noise (as :func:`grouped`; with seeds 3 and 4 every template, the transitions included, keeps μⱼ > 0.05, so
+    the reference below is at a smooth point). The 1-slack cuts of such data are held as labelings."""
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate([[0], np.cumsum(values)])
+    D = int(offsets[-1])
+    X = []
+    for _ in range(n):
+        x = np.zeros((T, D))
+        for j, v in enumerate(values):
+            x[np.arange(T), offsets[j] + rng.integers(0, v, size=T)] = 1.0
+        X.append(x)
+    W = 1.5 * rng.normal(size=(D, K))
+    A = 1.5 * rng.normal(size=(K, K))
+    labs = np.array(list(itertools.product(range(K), repeat=T)))
+    Y = []
+    for x in X:
+        node = x @ W + noise * rng.normal(size=(T, K))
+        score = node[np.arange(T), labs].sum(axis=1) + A[labs[:, :-1], labs[:, 1:]].sum(axis=1)
+        Y.append(labs[np.argmax(score)])
+    groups = np.repeat(np.arange(len(values)), values)
+    dense = SequenceDataset(X, Y, K, groups=groups, group_names=[f"t{j}" for j in range(len(values))])
+    sparse = SequenceDataset([sp.csr_matrix(x) for x in X], Y, K, groups=groups,
+                             group_names=[f"t{j}" for j in range(len(values))])
+    return dense, sparse
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_mtl_on_labeling_cuts_equals_problem3_with_every_labeling(seed, monkeypatch):
+    """The QCQP dual with its 1-slack cuts held as labelings (per-template Gram entries read through X): the
+    optimum of problem (3) with every labeling as a constraint, and the fit on the same data with explicit rows."""
+    from mmprog.programs.mtl import MTL
+    from mmprog.programs.base import Program
+    from mmprog.programs.working_set import LabelingBlock
+    dense, ds = one_hot_templates(seed)
+    C, eps = 0.4, 1e-5
+    opt, _ = solve_problem3(dense, C)
+    res = mmprog.fit(ds, program="mtl", C=C, slack="one", eps=eps)
+    assert res.termination == "converged"
+    assert any(isinstance(B, LabelingBlock) for _, B, _ in res.model.ws._segments)
+    tol = 1e-5 * max(1.0, opt)
+    assert res.dual_objective <= opt + tol
+    assert opt <= res.primal_objective + C * len(ds) * eps + tol
+    assert res.upper_bound >= opt - tol
+    # the Gram matrices the fit kept, against the products of the explicit rows recomputed here
+    rec = recompute(res, ds)
+    np.testing.assert_allclose(res.extra["gram"], rec["Q"][np.ix_(range(rec["Q"].shape[0]),
+                                                                 res.extra["gram_positions"],
+                                                                 res.extra["gram_positions"])],
+                               rtol=1e-12, atol=1e-15)
+    monkeypatch.setattr(MTL, "reads_labeling_cuts", Program.reads_labeling_cuts)
+    explicit = mmprog.fit(ds, program="mtl", C=C, slack="one", eps=eps)
+    assert not any(isinstance(B, LabelingBlock) for _, B, _ in explicit.model.ws._segments)
+    assert abs(explicit.primal_objective - res.primal_objective) <= C * len(ds) * eps + tol
+
+
 def test_strong_duality_and_recovery_on_the_working_set():
     ds = grouped(seed=2, n=12, groups=(0, 0, 1, 2, 2))
     res = mmprog.fit(ds, program="mtl", C=0.3, slack="one", eps=1e-4)
