@@ -33,14 +33,10 @@ def ipopt_available():
     _need("ipopt")
 
 
-def grouped(seed, n=10, T=3, groups=(0, 0, 1, 1), noise=0.3):
-    """Sequences with feature templates ``groups`` (one id per input feature); each label sequence is the best
-    (by enumeration) under random state and transition weights plus noise, so every template, the transitions
-    included, is informative and the optimum has every wⱼ ≠ 0 (a well-posed reference for Ipopt)."""
-    rng = np.random.default_rng(seed)
-    groups = np.asarray(groups)
-    D = len(groups)
-    X = [rng.normal(size=(T, D)) for _ in range(n)]
+def best_labels(X, rng, noise):
+    """The best label sequence of every x (T, D) by enumeration under random state and transition weights plus
+    noise (drawn from ``rng`` in this order)."""
+    T, D = X[0].shape
     W = 1.5 * rng.normal(size=(D, K))
     A = 1.5 * rng.normal(size=(K, K))
     labs = np.array(list(itertools.product(range(K), repeat=T)))
@@ -49,6 +45,18 @@ def grouped(seed, n=10, T=3, groups=(0, 0, 1, 1), noise=0.3):
         node = x @ W + noise * rng.normal(size=(T, K))
         score = node[np.arange(T), labs].sum(axis=1) + A[labs[:, :-1], labs[:, 1:]].sum(axis=1)
         Y.append(labs[np.argmax(score)])
+    return Y
+
+
+def grouped(seed, n=10, T=3, groups=(0, 0, 1, 1), noise=0.3):
+    """Sequences with feature templates ``groups`` (one id per input feature); each label sequence is the best
+    (by enumeration) under random state and transition weights plus noise, so every template, the transitions
+    included, is informative and the optimum has every wⱼ ≠ 0 (a well-posed reference for Ipopt)."""
+    rng = np.random.default_rng(seed)
+    groups = np.asarray(groups)
+    D = len(groups)
+    X = [rng.normal(size=(T, D)) for _ in range(n)]
+    Y = best_labels(X, rng, noise)
     m = int(groups.max()) + 1
     return SequenceDataset(X, Y, K, groups=groups, group_names=[f"t{j}" for j in range(m)])
 
@@ -155,14 +163,7 @@ def one_hot_templates(seed, n=12, T=3, values=(3, 2, 3), noise=0.3):
         for j, v in enumerate(values):
             x[np.arange(T), offsets[j] + rng.integers(0, v, size=T)] = 1.0
         X.append(x)
-    W = 1.5 * rng.normal(size=(D, K))
-    A = 1.5 * rng.normal(size=(K, K))
-    labs = np.array(list(itertools.product(range(K), repeat=T)))
-    Y = []
-    for x in X:
-        node = x @ W + noise * rng.normal(size=(T, K))
-        score = node[np.arange(T), labs].sum(axis=1) + A[labs[:, :-1], labs[:, 1:]].sum(axis=1)
-        Y.append(labs[np.argmax(score)])
+    Y = best_labels(X, rng, noise)
     groups = np.repeat(np.arange(len(values)), values)
     dense = SequenceDataset(X, Y, K, groups=groups, group_names=[f"t{j}" for j in range(len(values))])
     sparse = SequenceDataset([sp.csr_matrix(x) for x in X], Y, K, groups=groups,
