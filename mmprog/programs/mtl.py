@@ -26,8 +26,9 @@ Forms and routes
 ----------------
 * ``form="dual"`` (default): the QCQP (6) as a Pyomo model — variables ``alpha`` (one per cut, ``model.ws``
   components), ``theta``; constraints ``budget[i]`` and ``quad[j]``: ½αᵀQʲα − θ ≤ 0, one per template; objective
-  ``linear − theta``. Qʲ is grown by one row and column per cut, the new cut's row merged with every held cut row and
-  each product added to its column's template (:class:`TemplateGram`, from the working set's blocks). With
+  ``linear − theta``. Qʲ is grown by one row and column per cut from the working set's blocks (:class:`TemplateGram`):
+  against explicit rows by a merge with each product added to its column's template, against 1-slack cuts held as
+  labelings (0/1 token features) through X in one pass over their wrong tokens. With
   ``solver="ipopt"`` the QCQP is handed to Ipopt (cyipopt) from these arrays — the quad constraints, their Jacobian
   Qʲα and the Hessian Σⱼ λⱼQʲ as numpy callbacks — because Pyomo's expression route re-walks m·s²/2 quadratic terms
   per solve (measured here for m = 134 templates: 10.6 s per solve at s = 30 cuts, 99 s at s = 100, against well under
@@ -170,9 +171,10 @@ class TemplateGram:
     """The Gram matrices Qʲ_{r,r′} = ⟨ΔF̄_{r,j}, ΔF̄_{r′,j}⟩ of a working set's live cuts, one per template, grown by
     one row and column per cut.
 
-    The rows of the new cuts against every cut come from the working set's blocks, one merge of sorted rows per pair
-    with each product added to the template of its column (:meth:`WorkingSet.template_gram_rows`): the cost is that
-    of the non-zeros, independent of the number of features, and no stacked copy of the cuts is made.
+    The rows of the new cuts against every cut come from the working set's blocks
+    (:meth:`WorkingSet.template_gram_rows`): one merge of sorted rows per explicit row, with each product added to
+    the template of its column, and one pass over the wrong tokens of all the cuts held as labelings; no stacked
+    copy of the cuts is made.
 
     Only the cuts still active are held, densely, (m, k, k) for k live cuts in a buffer that doubles: a dropped or
     aggregated cut's α is fixed at 0, so its rows and columns are never read again and are compacted away at the next
