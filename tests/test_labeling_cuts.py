@@ -230,15 +230,11 @@ def test_the_x_passes_on_threads_give_the_same_floats(n_threads, monkeypatch):
     touched = rng.random(N) < 0.6
     M = rng.normal(size=(N, K)) * touched[:, None]
     V = rng.normal(size=d * K)
-    # the feature bitmap of V: every other feature's K entries zeroed and left unmarked
-    live = rng.random(d) < 0.5
-    V.reshape(d, K)[~live] = 0.0
-    mark = np.packbits(live, bitorder="little")
     runs = {}
     for nt in (1, n_threads):
         s, u, w = np.zeros((N, K)), np.zeros((N, K)), np.zeros(d * K)
         B.in_threads(lambda a, b: B.binary_row_scores(X.indptr, X.indices, W, s, a, b), N, nt)
-        B.in_threads(lambda a, b: B.masked_row_scores(X.indptr, X.indices, touched, V, mark, K, u, a, b), N, nt)
+        B.in_threads(lambda a, b: B.masked_row_scores(X.indptr, X.indices, touched, V, K, u, a, b), N, nt)
         B.in_threads(lambda a, b: B.xt_rows(X.indptr, X.indices, touched, M, w, a, b), d, nt)
         runs[nt] = (s, u, w)
     for one, many in zip(runs[1], runs[n_threads]):

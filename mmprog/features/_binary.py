@@ -288,17 +288,14 @@ def labeling_pair_sum(U, tok, g, y):
 
 
 @njit(**_JIT)
-def masked_row_scores(indptr, indices, touched, V, mark, K, out, lo=0, hi=-1):
+def masked_row_scores(indptr, indices, touched, V, K, out, lo=0, hi=-1):
     """out[t, k] += Σ_{j ∈ row t} V[j·K + k] for the touched tokens t: X times a row held dense (flat, ≥ d·K), one
-    cache line of V per entry of X (a sorted sparse row looked up by feature cost three) — read only for the
-    features j marked in ``mark`` (the others' entries are 0, and x + 0 = x: the same floats).
+    cache line of V per entry of X (a sorted sparse row looked up by feature cost three).
 
     Parameters
     ----------
     touched : ndarray of bool, shape (N,)
     V : ndarray of float64, shape (≥ d·K,)
-    mark : ndarray of uint8, shape (≥ ⌈d / 8⌉,)
-        Bit j set where V[j·K : (j + 1)·K] may be non-zero (see :func:`labeling_group_entries`).
     out : ndarray of float64, shape (N, K)
     lo, hi : int
         The rows [lo, hi) only (hi = -1: to the last).
@@ -307,10 +304,7 @@ def masked_row_scores(indptr, indices, touched, V, mark, K, out, lo=0, hi=-1):
         if not touched[t]:
             continue
         for p in range(indptr[t], indptr[t + 1]):
-            j = indices[p]
-            if not mark[j >> 3] & (1 << (j & 7)):
-                continue
-            base = j * K
+            base = indices[p] * K
             for k in range(K):
                 out[t, k] += V[base + k]
 

@@ -399,8 +399,8 @@ class WorkingSet:
                 with self._dense_cut(p, labeled[0][1]) as held:
                     if held is None:
                         continue
-                    V, p_trans, p_div, mark = held
-                    U = LabelingBlock.token_products(labeled[0][1], touched, V, mark)
+                    V, p_trans, p_div, _ = held
+                    U = LabelingBlock.token_products(labeled[0][1], touched, V)
                 for first, B, div in labeled:
                     out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
                 del U
@@ -597,14 +597,13 @@ class LabelingBlock:
         return p_trans
 
     @staticmethod
-    def token_products(block, touched, V, mark):
+    def token_products(block, touched, V):
         """U = X·(state part of the row p) on the touched tokens, shape (N, K); V is row p held dense (undivided
-        values), its features marked in ``mark``."""
+        values)."""
         from ..features._binary import in_threads, masked_row_scores
         X, K = block.X, block.K
         U = np.zeros((X.shape[0], K))
-        in_threads(lambda a, b: masked_row_scores(X.indptr, X.indices, touched, V, mark, K, U, a, b),
-                   X.shape[0])
+        in_threads(lambda a, b: masked_row_scores(X.indptr, X.indices, touched, V, K, U, a, b), X.shape[0])
         return U
 
     def scatter(self, V, mark, zero=False):
