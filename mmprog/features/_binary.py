@@ -341,7 +341,7 @@ def token_cut_lists(N, toks, preds, golds, starts, tptr, tq, ty, gold):
 
 
 @njit(**_JIT)
-def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V, mark, K, out, lo=0, hi=-1):
+def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V, K, out, lo=0, hi=-1):
     """out[l, j] += Σ over cut l's wrong tokens t and their features f of template j: V[f·K + gold_t] − V[f·K +
     ŷ_{l,t}] — the state part of ⟨row p, n·ΔF_l⟩ within every template j, for all the labeling cuts l at once.
 
@@ -350,11 +350,6 @@ def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V
     added whole to the row of every cut listing the token with that label — a contiguous m-wide addition per
     (cut, wrong token). The first version looked V up per (cut, wrong token, feature) and binned each entry by its
     template (26 s a round on full CoNLL-2002 NER).
-
-    Only the token's features where row p is non-zero (``mark``) are looked up, and a token without one adds
-    nothing: row p is one cut, non-zero on the features of its own wrong tokens, so on full CoNLL-2002 NER most
-    lookups into the 424 MB row read 0 while the bitmap (one bit per input feature, 0.7 MB) stays in cache. The
-    integer sums are the same (only zero terms are left out).
 
     Parameters
     ----------
@@ -365,34 +360,18 @@ def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V
     tptr, tq, ty : the lists of :func:`token_cut_lists`
     V : ndarray of float64, shape (≥ d·K,)
         Row p held dense.
-    mark : ndarray of uint8, shape (≥ ⌈d / 8⌉,)
-        Bit f set where V[f·K : (f + 1)·K] may be non-zero (:func:`labeling_scatter`); every other feature's
-        entries are 0.
     K : int
     out : ndarray of float64, shape (L, m)
     lo, hi : int
         The tokens [lo, hi) only (hi = -1: to the last); threads write separate ``out`` tables.
     """
     m = out.shape[1]
-    hi = tptr.shape[0] - 1 if hi < 0 else hi
     D = np.zeros((K, m))
     stamp = np.full(K, -1, dtype=np.int64)
-    longest = 0
-    for t in range(lo, hi):
-        longest = max(longest, indptr[t + 1] - indptr[t])
-    live = np.empty(longest, dtype=indices.dtype)        # the token's features where row p is non-zero
-    for t in range(lo, hi):
+    for t in range(lo, tptr.shape[0] - 1 if hi < 0 else hi):
         a = tptr[t]
         b = tptr[t + 1]
         if a == b:
-            continue
-        n_live = 0
-        for p in range(indptr[t], indptr[t + 1]):
-            f = indices[p]
-            if mark[f >> 3] & (1 << (f & 7)):
-                live[n_live] = f
-                n_live += 1
-        if n_live == 0:
             continue
         g = gold[t]
         for e in range(a, b):
@@ -401,8 +380,8 @@ def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V
                 stamp[y] = t
                 for j in range(m):
                     D[y, j] = 0.0
-                for i in range(n_live):
-                    f = live[i]
+                for p in range(indptr[t], indptr[t + 1]):
+                    f = indices[p]
                     base = f * K
                     D[y, feature_group[f]] += V[base + g] - V[base + y]
             row = tq[e]
@@ -411,23 +390,19 @@ def labeling_group_entries(indptr, indices, feature_group, gold, tptr, tq, ty, V
 
 
 @njit(**_JIT)
-def labeling_scatter(indptr, indices, tok, g, y, K, V, mark, zero):
+def labeling_scatter(indptr, indices, tok, g, y, K, V, zero):
     """V[j·K + g_i] += 1 and V[j·K + y_i] −= 1 over the wrong tokens' features j: the state part of a labeling
-    cut's count row n·ΔF written into a dense row (integers, so the same values in any order), each feature j
-    marked in the bitmap ``mark`` (bit j); with ``zero`` those entries, and the bytes of ``mark`` holding their
-    bits, are set back to 0 instead."""
+    cut's count row n·ΔF written into a dense row (integers, so the same values in any order); with ``zero`` those
+    entries are set back to 0 instead."""
     for i in range(tok.shape[0]):
         t = tok[i]
         a = g[i]
         b = y[i]
         for p in range(indptr[t], indptr[t + 1]):
-            f = indices[p]
-            base = f * K
+            base = indices[p] * K
             if zero:
                 V[base + a] = 0.0
                 V[base + b] = 0.0
-                mark[f >> 3] = 0
             else:
                 V[base + a] += 1.0
                 V[base + b] -= 1.0
-                mark[f >> 3] |= np.uint8(1 << (f & 7))

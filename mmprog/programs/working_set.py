@@ -212,9 +212,7 @@ class WorkingSet:
 
         A labeling cut is scattered from its wrong tokens (its sorted row, a counting sort over all their
         features, is not made: 0.21 s of a 1.4 s MTL round on 2,000 NER sentences), any other cut written from its
-        row. The input features whose K entries may be non-zero are marked in a bitmap (one bit per feature, kept
-        and cleared likewise) that kernels test before reading V. Yields (V, transition part (K²,), divisor,
-        bitmap), or None for an empty (released) row.
+        row. Yields (V, transition part (K²,), divisor), or None for an empty (released) row.
 
         Parameters
         ----------
@@ -225,31 +223,26 @@ class WorkingSet:
         V = getattr(self, "_V", None)
         if V is None:
             V = self._V = np.zeros(self.dim)
-            self._V_mark = np.zeros(like.X.shape[1] // 8 + 1, dtype=np.uint8)
-        mark = self._V_mark
         B, div = self._segments[self._segment_of(p)][1:]
         if isinstance(B, LabelingBlock):
             if not B.nnz:
                 yield None
                 return
-            B.scatter(V, mark)
+            B.scatter(V)
             try:
-                yield V, np.asarray(B.trans, dtype=np.float64), div, mark
+                yield V, np.asarray(B.trans, dtype=np.float64), div
             finally:
-                B.scatter(V, mark, zero=True)
+                B.scatter(V, zero=True)
             return
         p_idx, p_val, p_div = self._row(p)
         if not len(p_idx):
             yield None
             return
         V[p_idx] = p_val
-        features = np.asarray(p_idx[p_idx < like.d_state], dtype=np.int64) // like.K
-        np.bitwise_or.at(mark, features >> 3, (1 << (features & 7)).astype(np.uint8))
         try:
-            yield V, LabelingBlock.transitions(like, p_idx, p_val), p_div, mark
+            yield V, LabelingBlock.transitions(like, p_idx, p_val), p_div
         finally:
             V[p_idx] = 0.0
-            mark[features >> 3] = 0
 
     def labeling_of(self, p):
         """The labeling dict of cut p when it is held as one (:class:`LabelingBlock`), else None."""
@@ -399,7 +392,7 @@ class WorkingSet:
                 with self._dense_cut(p, labeled[0][1]) as held:
                     if held is None:
                         continue
-                    V, p_trans, p_div, _ = held
+                    V, p_trans, p_div = held
                     U = LabelingBlock.token_products(labeled[0][1], touched, V)
                 for first, B, div in labeled:
                     out[k, first] = B.pair_sum(U, p_trans) / (p_div * div)
@@ -443,8 +436,8 @@ class WorkingSet:
                 with self._dense_cut(p, labeled[0][1]) as held:
                     if held is None:
                         continue
-                    V, p_trans, p_div, mark = held
-                    E = LabelingBlock.group_entries(labeled, lists, feature_group, V, mark, p_trans, groups, m)
+                    V, p_trans, p_div = held
+                    E = LabelingBlock.group_entries(labeled, lists, feature_group, V, p_trans, groups, m)
                 for l, (first, B, div) in enumerate(labeled):
                     out[:, k, first] = E[l] / (p_div * div)
             if explicit:
@@ -606,11 +599,10 @@ class LabelingBlock:
         in_threads(lambda a, b: masked_row_scores(X.indptr, X.indices, touched, V, K, U, a, b), X.shape[0])
         return U
 
-    def scatter(self, V, mark, zero=False):
-        """Add the state part of n·ΔF into the dense row V and mark its features in the bitmap ``mark`` (or, with
-        ``zero``, set those entries and bitmap bytes back to 0)."""
+    def scatter(self, V, zero=False):
+        """Add the state part of n·ΔF into the dense row V (or, with ``zero``, set those entries back to 0)."""
         from ..features._binary import labeling_scatter
-        labeling_scatter(self.X.indptr, self.X.indices, self.tok, self.gold, self.pred, self.K, V, mark, zero)
+        labeling_scatter(self.X.indptr, self.X.indices, self.tok, self.gold, self.pred, self.K, V, zero)
 
 
     @staticmethod
@@ -637,10 +629,9 @@ class LabelingBlock:
         return tptr, tq, ty, gold
 
     @staticmethod
-    def group_entries(labeled, lists, feature_group, V, mark, p_trans, groups, m):
+    def group_entries(labeled, lists, feature_group, V, p_trans, groups, m):
         """⟨row p, n·ΔF_l⟩ (undivided) within every group, for all the labeling blocks l at once, shape (L, m); V is
-        row p held dense (undivided values) with its features marked in ``mark``, ``lists`` the blocks'
-        :meth:`token_lists`.
+        row p held dense (undivided values), ``lists`` the blocks' :meth:`token_lists`.
 
         Integer counts (a labeling or count row p) give integer sums, exact in any order; the threads' tables are
         added in range order."""
@@ -653,8 +644,7 @@ class LabelingBlock:
 
         def run(lo, hi):
             part = np.zeros((L, m))
-            labeling_group_entries(X.indptr, X.indices, feature_group, gold, tptr, tq, ty, V, mark, K, part, lo,
-                                   hi)
+            labeling_group_entries(X.indptr, X.indices, feature_group, gold, tptr, tq, ty, V, K, part, lo, hi)
             parts[lo] = part
 
         in_threads(run, X.shape[0])
