@@ -32,7 +32,8 @@ def test_a_signal_during_a_fold_ends_the_protocol(monkeypatch, capsys):
         return real_fit(data, show=show, show_every=1, **kw)
 
     monkeypatch.setattr(mmprog, "fit", fit_signalled_in_round_2)
-    args = argparse.Namespace(programs=["l1m3n"], C100=[1.0], folds=[0, 1, 2], time_limit=60)
+    args = argparse.Namespace(programs=["l1m3n"], C100=[1.0], folds=[0, 1, 2], time_limit=60,
+                              p1_algorithm="cutting_plane")
     assert _ocr100(ds, folds, args) == 130
     out = capsys.readouterr().out
     assert len(calls) == 1

@@ -105,12 +105,14 @@ def _child(args):
     return 0
 
 
-#: P1's settings in the OCR100 protocol: n-slack with the in-out stabilised LP master (see
-#: :func:`mmprog.cutting_plane.run`), stopped at a relative gap of 1e-3 between the best full objective (an upper
-#: bound) and the master's optimum (a lower bound); P0's 1-slack QP master needs no stabilisation
+#: The settings of the OCR100 protocol. P0: its 1-slack QP master. P1 (``--p1-algorithm``): "factored" (default)
+#: solves the whole polynomial-size LP once (:mod:`mmprog.programs._chain_lp`); "cutting_plane" grows the n-slack
+#: LP with the in-out stabilised master (see :func:`mmprog.cutting_plane.run`), stopped at a relative gap of 1e-3
+#: between the best full objective (an upper bound) and the master's optimum (a lower bound)
 OCR100_SETTINGS = {"m3n": dict(slack="one", eps=0.01),
-                   "l1m3n": dict(slack="n", eps=0.01, stabilise="in-out", line_search=10, drop_after=1,
-                                 gap_tol=1e-3)}
+                   "l1m3n": dict(algorithm="factored"),
+                   "l1m3n/cutting_plane": dict(slack="n", eps=0.01, stabilise="in-out", line_search=10,
+                                               drop_after=1, gap_tol=1e-3)}
 
 
 def ocr100_picks(folds, size=100, seed=0):
@@ -140,6 +142,9 @@ def _ocr100(ds, folds, args):
     picks = ocr100_picks(folds)
     print(f"\nOCR100: train on 100 words of fold k, test on the other 900 drawn words; load average "
           f"{os.getloadavg()[0]:.1f} at the start")
+    p1_key = "l1m3n" if args.p1_algorithm == "factored" else "l1m3n/cutting_plane"
+    if "l1m3n" in args.programs:
+        print(f"P1 (l1m3n): algorithm {args.p1_algorithm!r}, settings {OCR100_SETTINGS[p1_key]}")
     print(f"{'program':>8} {'C':>6} {'fold':>4} {'test_err':>8} {'time_s':>7} {'cpu_s':>7} {'rounds':>6} {'gap':>8} "
           f"{'objective':>10} {'upper':>10}  termination", flush=True)
     for program in args.programs:
@@ -148,8 +153,9 @@ def _ocr100(ds, folds, args):
             for k in args.folds:
                 test_idx = np.concatenate([p for j, p in enumerate(picks) if j != k])
                 t, c = time.perf_counter(), time.process_time()
+                key = p1_key if program == "l1m3n" else program
                 res = mmprog.fit(ds[picks[k]], program=program, C=C100, time_limit=args.time_limit,
-                                 **OCR100_SETTINGS[program])
+                                 **OCR100_SETTINGS[key])
                 times.append(time.perf_counter() - t)
                 cpus.append(time.process_time() - c)
                 errs.append(res.evaluate(ds[test_idx])["token_error"])
@@ -176,6 +182,9 @@ def main(argv=None):
     ap.add_argument("--C100", type=float, nargs="+", default=[1.0], help="C values (n-slack scale) for OCR100")
     ap.add_argument("--programs", nargs="+", default=["m3n", "l1m3n"], choices=["m3n", "l1m3n"],
                     help="programs of the OCR100 protocol")
+    ap.add_argument("--p1-algorithm", default="factored", choices=["factored", "cutting_plane"],
+                    help="P1 in the OCR100 protocol: the whole factored LP solved once (default) or the stabilised "
+                         "cutting plane")
     ap.add_argument("--folds", type=int, nargs="+", default=list(range(10)), help="OCR100 folds to run")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="wall-clock seconds per OCR100 fit (the termination column says whether it was reached)")

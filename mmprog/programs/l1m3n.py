@@ -16,9 +16,9 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale, _solve, _support,
-                       cross_solver_checks, duality_for, feasibility_checks, slackness_checks, sparsity_check,
-                       working_set_arrays)
+from ..duality import (CROSS_SOLVER_TIME_LIMIT, Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale,
+                       _solve, _support, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
+                       sparsity_check, working_set_arrays)
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
 from .working_set import WorkingSet, values_of
@@ -31,18 +31,28 @@ class L1M3N(Program):
     problem_class = ProblemClass.LP
     paper = "Zhu, Xing & Zhang, KDD 2009"
     equations = "P1, Algorithm 1"
-    params_doc = {"algorithm": '"cutting_plane" (default, the LP) or "subgradient" (P1′, Algorithm 2)',
+    params_doc = {"algorithm": '"cutting_plane" (default, the LP grown cut by cut), "factored" (chains: the whole LP '
+                               'in polynomial size, solved once; mmprog.programs._chain_lp) or "subgradient" (P1′, '
+                               'Algorithm 2)',
+                  "crossover": 'algorithm="factored": run IPX\'s crossover to a vertex (exact zeros in w; default '
+                               'False)',
                   "lam": "ℓ1-ball radius λ > 0 of P1′ (subgradient only)",
                   "eta0, schedule, variant, batch_size, seed, output, projection":
                   "sub-gradient settings (see mmprog.subgradient)"}
 
-    def __init__(self, C=1.0, algorithm="cutting_plane", lam=None, **subgradient):
+    def __init__(self, C=1.0, algorithm="cutting_plane", lam=None, crossover=None, **subgradient):
         super().__init__(C)
         from ..exceptions import ParameterError
-        if algorithm not in ("cutting_plane", "subgradient"):
-            raise ParameterError(f'algorithm must be "cutting_plane" or "subgradient"; got {algorithm!r}')
+        if algorithm not in ("cutting_plane", "factored", "subgradient"):
+            raise ParameterError(f'algorithm must be "cutting_plane", "factored" or "subgradient"; got {algorithm!r}')
         self.algorithm = algorithm
-        if algorithm == "cutting_plane":
+        if crossover is not None and algorithm != "factored":
+            raise ParameterError('crossover applies only with algorithm="factored"; drop it or set '
+                                 'algorithm="factored"')
+        if crossover is not None and not isinstance(crossover, (bool, np.bool_)):
+            raise ParameterError(f"crossover must be True or False; got {crossover!r}")
+        self.crossover = bool(crossover)
+        if algorithm in ("cutting_plane", "factored"):
             if lam is not None or subgradient:
                 extra = ", ".join((["lam"] if lam is not None else []) + list(subgradient))
                 raise ParameterError(f'{extra} apply only with algorithm="subgradient" (P1′); drop them or set '
@@ -63,12 +73,14 @@ class L1M3N(Program):
     def params(self):
         if self.algorithm == "cutting_plane":
             return {"C": self.C}
+        if self.algorithm == "factored":
+            return {"C": self.C, "algorithm": "factored", **({"crossover": True} if self.crossover else {})}
         return {"C": self.C, "algorithm": self.algorithm, "lam": self.lam, **self.subgradient}
 
     @property
     def checkpointable(self):
-        # the sub-gradient route keeps no working set
-        return self.algorithm != "subgradient"
+        # the sub-gradient and factored routes keep no working set
+        return self.algorithm == "cutting_plane"
 
     def fit(self, oracle, **engine_kw):
         """Algorithm 1 (the cutting-plane LP, default) or, with ``algorithm="subgradient"``, the projected
@@ -76,6 +88,9 @@ class L1M3N(Program):
         if self.algorithm == "subgradient":
             from ..subgradient import fit_l1m3n
             return fit_l1m3n(self, oracle, **engine_kw)
+        if self.algorithm == "factored":
+            from ._chain_lp import fit_factored
+            return fit_factored(self, oracle, **engine_kw)
         from ..cutting_plane import run
         return run(self, oracle, **engine_kw)
 
@@ -102,6 +117,28 @@ class L1M3N(Program):
             sense=pyo.minimize)
         return m
 
+    def build_factored(self, lp):
+        """The Pyomo statement of the factored P1 LP (:mod:`mmprog.programs._chain_lp`): variables μ, ν, ξ and the
+        Viterbi bounds V, A, G; its rows (``model.rows``) are written by :meth:`materialise`."""
+        m = pyo.ConcreteModel(name="l1m3n_factored")
+        m.factored = lp
+        m.C = pyo.Param(initialize=self.C, mutable=True)
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        for name, (first, size) in lp.columns.items():
+            bounded = np.isfinite(lp.col_lower[first]) if size else True
+            setattr(m, name, pyo.Var(range(size), domain=pyo.NonNegativeReals if bounded else pyo.Reals,
+                                     initialize=0.0))
+        m.columns = [v for name in lp.columns for v in getattr(m, name).values()]
+        m.objective = pyo.Objective(
+            expr=LinearExpression(constant=0.0, linear_coefs=[float(c) for c in lp.cost[:2 * lp.dim + lp.n]],
+                                  linear_vars=m.columns[:2 * lp.dim + lp.n]), sense=pyo.minimize)
+        m.rows = pyo.ConstraintList()
+        return m
+
+    def factored_values(self, model):
+        """The column vector of the factored LP as loaded into the Pyomo variables."""
+        return values_of(model.columns)
+
     def add_cuts(self, model, cuts):
         """Record the cuts; their Pyomo rows are written by :meth:`materialise` (see programs/_highs_native.py)."""
         return model.ws.add(cuts)
@@ -117,7 +154,22 @@ class L1M3N(Program):
         return rows
 
     def materialise(self, model):
-        """Write the Pyomo rows of the cuts added since the last call: (μ − ν)ᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r."""
+        """Write the Pyomo rows of the cuts added since the last call: (μ − ν)ᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r (the factored
+        LP's rows all at once, the first time)."""
+        lp = getattr(model, "factored", None)
+        if lp is not None:
+            if len(model.rows):
+                return []
+            A, cols = lp.A, model.columns
+            for r in range(A.shape[0]):
+                lo, hi = A.indptr[r], A.indptr[r + 1]
+                body = LinearExpression(constant=0.0, linear_coefs=[float(c) for c in A.data[lo:hi]],
+                                        linear_vars=[cols[j] for j in A.indices[lo:hi]])
+                if lp.row_upper[r] == lp.row_lower[r]:
+                    model.rows.add(body == float(lp.row_lower[r]))
+                else:
+                    model.rows.add(body >= float(lp.row_lower[r]))
+            return list(model.rows.values())
         ws = model.ws
         done = len(ws.components)
         if done >= ws.size:
@@ -239,10 +291,59 @@ def p1_subgradient_checks(ctx):
                    "master program or multipliers; verify P1 with the default algorithm=\"cutting_plane\"")
 
 
+#: the factored LP is re-solved through Pyomo by a second back end only up to this many rows (writing the Pyomo
+#: rows costs ~0.1 ms a row: OCR100's 464,408 rows would take longer than the fit)
+FACTORED_CROSS_CHECK_ROWS = 20_000
+
+
+def p1_factored_checks(ctx):
+    """P1 solved as one factored LP (``algorithm="factored"``, :mod:`mmprog.programs._chain_lp`): the statements
+    recomputed from the LP's arrays, the solution and HiGHS's row multipliers y (the dual of the factored LP is the
+    M³N marginal program: Taskar et al. 2003)."""
+    res = ctx.result
+    m = res.model
+    lp, x = m.factored, m.lp_solution
+    w, xi = lp.split(x)
+    P = p1_value(w, xi, lp.C)
+    scale = _scale(P)
+    yield ctx.check("factored LP: its value at the solution = ½‖w‖₁ + C Σξ (μ, ν split at the optimum)",
+                    lp.objective(x), P, 1e-7 * scale)
+    yield ctx.check("factored LP feasibility: token, transition, gold and final rows (max violation)",
+                    lp.max_row_violation(x), 0.0, 1e-6 * scale, "≤", reason=f"{lp.shape[0]:,} rows")
+    yield ctx.check("P1 feasibility: ξᵢ ≥ max_y Δℓᵢ(y) − wᵀΔfᵢ(y) (full objective at w = LP value)",
+                    res.upper_bound, P, max(ctx.rtol, 1e-6) * scale, reason="upper bound from loss-augmented Viterbi")
+    y = getattr(m, "lp_duals", None)
+    stmt = "strong duality: factored LP value = its dual's value at the solver's row multipliers"
+    if y is None:
+        yield ctx.skip(stmt, f"no row multipliers from {res.solver} through Pyomo")
+    else:
+        yield ctx.check(stmt, lp.objective(x), lp.dual_objective(y), max(ctx.rtol, 1e-6) * scale)
+        yield ctx.check("dual feasibility: reduced costs ≥ 0 on μ, ν, ξ, = 0 on V, A, G; y ≥ 0 on ≥ rows",
+                        lp.dual_infeasibility(y), 0.0, 1e-6 * _scale(lp.cost), "≤")
+    stmt = "second solver: the factored LP through Pyomo has the same optimum"
+    others = [n for n, r in ctx.cross_solvers(ctx.program.problem_class) if r is None and n != "highs"]
+    if lp.shape[0] > FACTORED_CROSS_CHECK_ROWS:
+        yield ctx.skip(stmt, f"{lp.shape[0]:,} rows (more than {FACTORED_CROSS_CHECK_ROWS:,}): check a subset "
+                             f'of the data, or compare with algorithm="cutting_plane"')
+    elif not others:
+        yield ctx.skip(stmt, "no usable LP back end besides HiGHS")
+    else:
+        from ..solvers import get_solver
+        prog = ctx.program
+        model = prog.build_factored(lp)
+        prog.materialise(model)
+        get_solver(others[0]).solve(model, time_limit=CROSS_SOLVER_TIME_LIMIT)
+        yield ctx.check(stmt, lp.objective(prog.factored_values(model)), P, max(ctx.rtol, 1e-6) * scale,
+                        reason=f"solved by {others[0]}")
+
+
 def p1_checks(ctx):
     res = ctx.result
     if res.params.get("algorithm") == "subgradient" or getattr(res, "model", None) is None:
         yield from p1_subgradient_checks(ctx)
+        return
+    if res.params.get("algorithm") == "factored":
+        yield from p1_factored_checks(ctx)
         return
     arrays = working_set_arrays(res)
     w, xi, alpha = _result_numbers(res, arrays)
