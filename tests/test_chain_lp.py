@@ -131,8 +131,13 @@ def test_time_limit_returns_a_point_with_its_full_objective():
     assert res.upper_bound == pytest.approx(full, rel=1e-9, abs=1e-9)
 
 
-def test_settings_it_cannot_honour_are_refused():
+def test_settings_it_cannot_honour_are_refused(monkeypatch):
     ds = tiny(seed=3)
+    import mmprog.programs._chain_lp as chain_lp
+    monkeypatch.setattr(chain_lp, "MAX_NONZEROS", 100)
+    with pytest.raises(ParameterError, match='non-zeros.*algorithm="cutting_plane"'):
+        mmprog.fit(ds, program="l1m3n", algorithm="factored")
+    monkeypatch.undo()
     with pytest.raises(ParameterError, match='slack="n"'):
         mmprog.fit(ds, program="l1m3n", algorithm="factored", slack="one")
     with pytest.raises(ParameterError, match="order=2"):

@@ -88,7 +88,9 @@ class ChainLP:
         N = int(off[-1])
         later = pos > 0
         n_later = int(later.sum())
-        nnz_est = int(2 * K * (N * 2 + _csr_float(prepared.data["X"]).nnz) + 4 * K * K * n_later + 3 * K * n)
+        X_in = prepared.data["X"]
+        x_nnz = int(X_in.nnz) if sp.issparse(X_in) else int(np.count_nonzero(X_in))
+        nnz_est = int(2 * K * (N * 2 + x_nnz) + 4 * K * K * n_later + 3 * K * n)
         if nnz_est > MAX_NONZEROS:
             raise ParameterError(f'algorithm="factored" would build an LP with about {nnz_est:,} non-zeros '
                                  f'({N:,} tokens × K² = {K * K} transition rows each) — more than '
@@ -325,7 +327,9 @@ def fit_factored(program, oracle, **engine_kw):
     time_limit = engine_kw.get("time_limit")
     t0 = time.perf_counter()
     if solver is None or solver.name == "highs":
-        status, x, y = solve_highs(lp, time_limit=time_limit, crossover=program.crossover)
+        # progress=True shows IPX's own iteration log (the solve is one long call)
+        status, x, y = solve_highs(lp, time_limit=time_limit, crossover=program.crossover,
+                                   log=bool(engine_kw.get("progress")))
         solved_with = "highs-ipx"
     else:
         t1 = time.perf_counter()
