@@ -317,7 +317,11 @@ class Result(Predictor):
 
     def support_vectors(self, tol=1e-8):
         """The cuts with a non-zero multiplier, per slack (example): ``{i: [(position, alpha, labeling)]}``."""
-        ws = self.model.ws
+        ws = getattr(self.model, "ws", None)
+        if ws is None:
+            from .exceptions import ParameterError
+            raise ParameterError(f"this {self.program} fit ({self.params}) keeps no working set of cuts, so it has no "
+                                 f"support vectors; fit with the cutting plane to get them")
         out = {}
         labs = getattr(ws, "labelings", None)
         for pos in np.nonzero(self.alpha > tol)[0]:

@@ -118,6 +118,8 @@ def test_verify_and_export(tmp_path):
     res.export(str(path))
     text = path.read_text()
     rows = res.extra["lp_rows"]
+    with pytest.raises(ParameterError, match="no working set"):
+        res.support_vectors()
     # every row of the LP, by its symbolic name, once
     assert text.count("rows(") == rows
     assert text.count("_rows(") == rows
