@@ -305,7 +305,8 @@ def fit_factored(program, oracle, **engine_kw):
     Returns
     -------
     mmprog.cutting_plane.EngineRun
-        ``model`` the Pyomo statement (rows written on demand), ``solution.objective`` the LP's value at the solution,
+        ``model`` the Pyomo statement (rows written on demand), ``solution.objective`` the LP's value at the solution
+        (−∞ when the solve stopped before an optimum: no lower bound),
         ``solution.dual_objective`` the LP dual's value at HiGHS's row multipliers, ``upper_bound`` P1's full
         objective ½‖w‖₁ + C Σᵢ max(0, Hᵢ(w)) at the returned w, recomputed by the oracle.
     """
@@ -366,8 +367,9 @@ def fit_factored(program, oracle, **engine_kw):
                  "lp_row_violation": lp.max_row_violation(x),
                  "lp_dual_infeasibility": lp.dual_infeasibility(y) if y is not None else None}
     else:
-        # no optimum: the LP's value at an interior iterate bounds nothing; the full objective at w is the answer
-        objective, dual = upper, None
+        # no optimum: the LP's value at an interior iterate bounds nothing, so no lower bound is claimed (−∞: the
+        # gap reads ∞, not 0); the full objective at w is upper_bound
+        objective, dual = -np.inf, None
         extra = {"lp_rows": lp.shape[0], "lp_columns": lp.shape[1], "lp_nonzeros": int(lp.A.nnz)}
     model.lp_solution = x
     model.lp_duals = y
