@@ -70,20 +70,76 @@ def separate_chunk(fmap, prepared, w, idx):
 _WORKER = {}
 
 
-def sum_chunk(fmap, prepared, w, idx):
+def sum_chunk(fmap, prepared, w, idx, labeling=False):
     """The 1-slack contribution of the examples ``idx``: Σ ΔFᵢ(ŷᵢ) as a sparse (1, dim) row, Σ Δℓᵢ(ŷᵢ) and the hinge
-    losses, shape (len(idx),) — through the feature map's ``separate_sum`` where it has one."""
+    losses, shape (len(idx),) — through the feature map's ``separate_sum`` where it has one.
+
+    Where the map can, the row comes as integer counts (0/1 features) and, with ``labeling``, as the labeling's
+    arrays (``tok``, ``gold``, ``pred``, ``trans``, ``K``; the token matrix is left out, the parent has it), so
+    :func:`merge_one_slack` makes the very cut the serial oracle makes: a float row summed in parts and divided by
+    n would differ from it in the last bits (scipy divides by multiplying with 1/n), enough to send the cutting
+    plane down another path after a few rounds."""
     import scipy.sparse as sp
     idx = np.asarray(idx, dtype=np.int64)
     if hasattr(fmap, "separate_sum"):
         try:
-            dF_sum, dl_sum, hinge = fmap.separate_sum(w, prepared, idx, sparse=True)
+            dF_sum, dl_sum, hinge = fmap.separate_sum(w, prepared, idx, sparse=True, counts=True, labeling=labeling)
         except NotImplementedError:
             pass
         else:
+            if isinstance(dF_sum, dict):
+                dF_sum = {k: v for k, v in dF_sum.items() if k != "X"}
             return dF_sum, dl_sum, hinge
     cuts, hinge = separate_chunk(fmap, prepared, w, idx)
     return sp.csr_matrix(cuts.dF.sum(axis=0)), float(cuts.dl.sum()), hinge
+
+
+def merge_one_slack(parts, X, n):
+    """The 1-slack cut from the parts :func:`sum_chunk` returned for contiguous example ranges, in order.
+
+    Labelings are concatenated (their tokens then ascend as in the serial pass) into a
+    :class:`~mmprog.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
+    :class:`~mmprog.cuts.CountCut` (int16 when every count fits, as :func:`~mmprog.features._binary.binary_state_cut`
+    stores them); float rows are added and divided by n in place (correctly rounded, as the serial path does).
+
+    Parameters
+    ----------
+    parts : list of (dF_sum, dl_sum, hinge)
+    X : scipy.sparse.csr_matrix, shape (N, d)
+        The prepared token rows (read only for labelings).
+    n : int
+        The number of examples.
+
+    Returns
+    -------
+    cut : Cuts, CountCut or LabelingCut
+    hinge : ndarray, shape (n,)
+    """
+    import scipy.sparse as sp
+    hinge = np.concatenate([p[2] for p in parts])
+    dl = float(sum(p[1] for p in parts)) / n
+    rows = [p[0] for p in parts]
+    if all(isinstance(r, dict) for r in rows):
+        trans = rows[0]["trans"].copy()
+        for r in rows[1:]:
+            trans += r["trans"]
+        return LabelingCut(X, *(np.concatenate([r[k] for r in rows]) for k in ("tok", "gold", "pred")), trans,
+                           rows[0]["K"], n, dl), hinge
+    if all(r.data.dtype.kind == "i" for r in rows):
+        total = rows[0].astype(np.int64)
+        for r in rows[1:]:
+            total = total + r.astype(np.int64)       # scipy's sum keeps sorted indices and drops the zeros it makes
+        largest = int(np.abs(total.data).max()) if total.nnz else 0
+        vtype = np.int16 if largest <= np.iinfo(np.int16).max else np.int32
+        itype = rows[0].indices.dtype
+        counts = sp.csr_matrix((total.data.astype(vtype), total.indices.astype(itype),
+                                total.indptr.astype(itype)), shape=total.shape)
+        return CountCut(counts, n, dl), hinge
+    total = rows[0].astype(np.float64)
+    for r in rows[1:]:
+        total = total + r
+    total.data /= n
+    return Cuts(np.zeros(1, dtype=np.int64), total, np.array([dl])), hinge
 
 
 def _init_worker(fmap, prepared, w_name=None, dim=0):
@@ -112,16 +168,16 @@ def _worker_chunk(w, idx):
     return separate_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
 
 
-def _worker_sum(w, idx):
-    return sum_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx)
+def _worker_sum(w, idx, labeling=False):
+    return sum_chunk(_WORKER["fmap"], _WORKER["prepared"], _worker_w(w), idx, labeling)
 
 
 def _dask_chunk(fmap, prepared, w, idx):
     return separate_chunk(fmap, prepared, w, idx)
 
 
-def _dask_sum(fmap, prepared, w, idx):
-    return sum_chunk(fmap, prepared, w, idx)
+def _dask_sum(fmap, prepared, w, idx, labeling=False):
+    return sum_chunk(fmap, prepared, w, idx, labeling)
 
 
 def _merge(parts):
@@ -155,8 +211,9 @@ class Oracle:
     Attributes
     ----------
     labeling_cuts : bool
-        Return the serial 1-slack cut of a first-order chain with 0/1 token features as its labeling
-        (:class:`~mmprog.cuts.LabelingCut`) where the map allows it. Set by the engine for the programs that read
+        Return the 1-slack cut of a first-order chain with 0/1 token features as its labeling
+        (:class:`~mmprog.cuts.LabelingCut`) where the map allows it, on every backend (workers return their
+        examples' wrong tokens, the parent concatenates them). Set by the engine for the programs that read
         such cuts (:meth:`~mmprog.programs.base.Program.reads_labeling_cuts`); False by default.
     """
 
@@ -206,16 +263,16 @@ class Oracle:
                 return separate_chunk(self.fmap, self.prepared, w, idx)
         return _merge(self._run(_worker_chunk, _dask_chunk, w, self._chunks(idx)))
 
-    def _run(self, worker_fn, dask_fn, w, chunks):
-        """``worker_fn(w, chunk)`` on the pool (``dask_fn(fmap, prepared, w, chunk)`` on Dask) for every chunk, in
-        order."""
+    def _run(self, worker_fn, dask_fn, w, chunks, *extra):
+        """``worker_fn(w, chunk, *extra)`` on the pool (``dask_fn(fmap, prepared, w, chunk, *extra)`` on Dask) for
+        every chunk, in order."""
         if self.backend == "thread":
             from concurrent.futures import ThreadPoolExecutor
             if self._threads is None:
                 self._threads = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="mmprog-oracle")
             worker = sum_chunk if worker_fn is _worker_sum else separate_chunk
             with blas_single():      # the threads are the parallelism; BLAS threads on the same cores only contend
-                return list(self._threads.map(lambda c: worker(self.fmap, self.prepared, w, c), chunks))
+                return list(self._threads.map(lambda c: worker(self.fmap, self.prepared, w, c, *extra), chunks))
         if self.backend == "process":
             if self._pool is None:
                 self._start_pool(len(w))
@@ -223,7 +280,7 @@ class Oracle:
                 # rounds are sequential: the workers read this copy of w until their results are back
                 self._w_shared[:] = w
                 w = None
-            return list(self._pool.map(worker_fn, [w] * len(chunks), chunks))
+            return list(self._pool.map(worker_fn, [w] * len(chunks), chunks, *([e] * len(chunks) for e in extra)))
         if self._scattered is None:
             # scatter once: the data stay on the workers between rounds; only w travels
             self._scattered = self._client.scatter([self.fmap, self.prepared], broadcast=True)
@@ -232,6 +289,7 @@ class Oracle:
         # 31 s for 297 rounds); a large one (NER: 53 million floats) is scattered once instead of sent per task
         w_arg = self._client.scatter(w, broadcast=True) if w.nbytes > (1 << 20) else w
         futures = self._client.map(dask_fn, [fm] * len(chunks), [pr] * len(chunks), [w_arg] * len(chunks), chunks,
+                                   *([e] * len(chunks) for e in extra),
                                    pure=False)
         return self._client.gather(futures)
 
@@ -265,12 +323,9 @@ class Oracle:
         if self.backend != "serial" and n >= 2:
             idx = np.arange(n)
             size = self.chunk_size or int(np.ceil(n / self.n_jobs))
-            parts = self._run(_worker_sum, _dask_sum, w, [idx[s:s + size] for s in range(0, n, size)])
-            dF_sum = parts[0][0]
-            for p in parts[1:]:
-                dF_sum = dF_sum + p[0]
-            return (Cuts(np.zeros(1, dtype=np.int64), sp.csr_matrix(dF_sum / n),
-                         np.array([sum(p[1] for p in parts) / n])), np.concatenate([p[2] for p in parts]))
+            parts = self._run(_worker_sum, _dask_sum, w, [idx[s:s + size] for s in range(0, n, size)],
+                              self.labeling_cuts)
+            return merge_one_slack(parts, self.prepared.data.get("X"), n)
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
                 with blas_single():
