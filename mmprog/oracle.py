@@ -95,7 +95,8 @@ def sum_chunk(fmap, prepared, w, idx, labeling=False):
 
 
 def merge_one_slack(parts, X, n):
-    """The 1-slack cut from the parts :func:`sum_chunk` returned for contiguous example ranges, in order.
+    """The 1-slack cut from the parts :func:`sum_chunk` (or the serial ``separate_sum``, one part) returned for
+    contiguous example ranges, in order; a single part is kept as it is (no copy of a full-NER cut).
 
     Labelings are concatenated (their tokens then ascend as in the serial pass) into a
     :class:`~mmprog.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
@@ -119,6 +120,15 @@ def merge_one_slack(parts, X, n):
     hinge = np.concatenate([p[2] for p in parts])
     dl = float(sum(p[1] for p in parts)) / n
     rows = [p[0] for p in parts]
+    if len(rows) == 1:
+        row = rows[0]
+        if isinstance(row, dict):
+            return LabelingCut(X, row["tok"], row["gold"], row["pred"], row["trans"], row["K"], n, dl), hinge
+        if row.data.dtype.kind == "i":
+            # integer counts (0/1 features): kept as they are, divided by n where read (6–8 bytes an entry)
+            return CountCut(row, n, dl), hinge
+        row.data /= n        # in place: the map's fresh row (a copy per round was 12 bytes an entry more)
+        return Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])), hinge
     if all(isinstance(r, dict) for r in rows):
         trans = rows[0]["trans"].copy()
         for r in rows[1:]:
@@ -329,23 +339,12 @@ class Oracle:
         if self.backend == "serial" and hasattr(self.fmap, "separate_sum"):
             try:
                 with blas_single():
-                    if self.labeling_cuts:
-                        dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True,
-                                                                       labeling=True)
-                    else:
-                        dF_sum, dl_sum, hinge = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True)
+                    part = self.fmap.separate_sum(w, self.prepared, sparse=True, counts=True,
+                                                  labeling=self.labeling_cuts)
             except NotImplementedError:
                 pass
             else:
-                if isinstance(dF_sum, dict):
-                    lab = dF_sum
-                    return LabelingCut(lab["X"], lab["tok"], lab["gold"], lab["pred"], lab["trans"], lab["K"], n,
-                                       dl_sum / n), hinge
-                if dF_sum.data.dtype.kind == "i":
-                    # integer counts (0/1 features): kept as they are, divided by n where read (6–8 bytes an entry)
-                    return CountCut(dF_sum, n, dl_sum / n), hinge
-                dF_sum.data /= n        # in place: the map's fresh row (a copy per round was 12 bytes an entry more)
-                return Cuts(np.zeros(1, dtype=np.int64), dF_sum, np.array([dl_sum / n])), hinge
+                return merge_one_slack([part], self.prepared.data.get("X"), n)
         cuts, hinge = self.separate(w)
         return Cuts.one_slack(cuts, n), hinge
 

@@ -327,7 +327,7 @@ def test_fit_with_count_cuts_equals_the_one_with_float_cuts(ner_slice, monkeypat
     assert any(seg[1].data.dtype.kind == "i" for seg in new.model.ws._segments)
     orig = ChainFeatureMap.separate_sum
 
-    def float_cuts(self, w, prepared, idx=None, sparse=False, counts=False):
+    def float_cuts(self, w, prepared, idx=None, sparse=False, counts=False, labeling=False):
         return orig(self, w, prepared, idx, sparse)
 
     monkeypatch.setattr(ChainFeatureMap, "separate_sum", float_cuts)
