@@ -18,6 +18,8 @@ __all__ = [
     "PRF", "ChunkScores", "chunk_prf", "chunks",
     "SegmentationScores", "segmentation_prf", "tags_to_words",
     "PUNCT_TAGS", "DEFAULT_PUNCT_TAGS", "AttachmentScores", "attachment_scores", "is_punct",
+    "flatten_tags", "flat_accuracy_score", "flat_precision_score", "flat_recall_score", "flat_f1_score",
+    "flat_fbeta_score", "flat_classification_report", "sequence_accuracy_score",
 ]
 
 
@@ -555,3 +557,73 @@ def attachment_scores(gold_heads, pred_heads, pos=None, punct_tags=DEFAULT_PUNCT
         complete_np = float(np.mean(np.bincount(sent, weights=wrong & keep, minlength=n_sent) == 0)) \
             if n_sent else float("nan")
     return AttachmentScores(uas, uas_np, complete, complete_np, int(gold.size), n_np, n_sent)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# sklearn-crfsuite's sequence metrics (``mmprog.crfsuite.metrics``)
+# ----------------------------------------------------------------------------------------------------------------------
+
+def flatten_tags(y):
+    """The tokens' labels of a list of label sequences, concatenated into one list (sklearn-crfsuite's flattening:
+    every token counts once, whatever its sentence)."""
+    return [t for seq in y for t in seq]
+
+
+def _flat_pair(y_true, y_pred):
+    """Both sides flattened, after checking that they pair up sentence by sentence (naming the first that does
+    not); a silently shifted token would move every score."""
+    y_true, y_pred = list(y_true), list(y_pred)
+    if len(y_true) != len(y_pred):
+        raise DataError(f"y_true has {len(y_true)} sequences, y_pred has {len(y_pred)}")
+    for i, (a, b) in enumerate(zip(y_true, y_pred)):
+        if len(a) != len(b):
+            raise DataError(f"sequence {i}: y_true has {len(a)} labels, y_pred has {len(b)}")
+    return flatten_tags(y_true), flatten_tags(y_pred)
+
+
+def flat_accuracy_score(y_true, y_pred):
+    """Token accuracy over all sequences (``sklearn.metrics.accuracy_score`` of the flattened labels)."""
+    from sklearn import metrics
+    return metrics.accuracy_score(*_flat_pair(y_true, y_pred))
+
+
+def flat_precision_score(y_true, y_pred, **kwargs):
+    """``sklearn.metrics.precision_score`` of the flattened labels (same keyword arguments: labels, average, ...)."""
+    from sklearn import metrics
+    return metrics.precision_score(*_flat_pair(y_true, y_pred), **kwargs)
+
+
+def flat_recall_score(y_true, y_pred, **kwargs):
+    """``sklearn.metrics.recall_score`` of the flattened labels."""
+    from sklearn import metrics
+    return metrics.recall_score(*_flat_pair(y_true, y_pred), **kwargs)
+
+
+def flat_f1_score(y_true, y_pred, **kwargs):
+    """``sklearn.metrics.f1_score`` of the flattened labels (the tutorial's ``average='weighted', labels=...``).
+
+    Note these are token scores (each token's label a class), not CoNLL entity scores: :func:`chunk_prf` scores
+    whole chunks."""
+    from sklearn import metrics
+    return metrics.f1_score(*_flat_pair(y_true, y_pred), **kwargs)
+
+
+def flat_fbeta_score(y_true, y_pred, beta, **kwargs):
+    """``sklearn.metrics.fbeta_score`` of the flattened labels."""
+    from sklearn import metrics
+    return metrics.fbeta_score(*_flat_pair(y_true, y_pred), beta=beta, **kwargs)
+
+
+def flat_classification_report(y_true, y_pred, labels=None, **kwargs):
+    """``sklearn.metrics.classification_report`` of the flattened labels (the tutorial passes sorted ``labels``)."""
+    from sklearn import metrics
+    return metrics.classification_report(*_flat_pair(y_true, y_pred), labels=labels, **kwargs)
+
+
+def sequence_accuracy_score(y_true, y_pred):
+    """Fraction of sequences whose every label is right (1 − sequence error on label strings)."""
+    y_true, y_pred = list(y_true), list(y_pred)
+    _flat_pair(y_true, y_pred)
+    if not y_true:
+        return float("nan")
+    return sum(list(a) == list(b) for a, b in zip(y_true, y_pred)) / len(y_true)

@@ -251,6 +251,9 @@ def _rebuild_extractor(desc, arrays, jpath, npath):
     where = f"{jpath}: field 'extractor' (with the arrays of {os.path.basename(npath)})"
     state = {k[11:]: v for k, v in arrays.items() if k.startswith("extractor__")}
     try:
+        if desc.get("kind") == "token_dicts":        # SequenceTagger's attribute dictionary (token feature dicts)
+            from .features.dicts import TokenDictExtractor
+            return TokenDictExtractor.from_state(desc, state)
         return TemplateExtractor.from_state(desc, state)
     except MMProgError as e:
         raise ModelFileError(f"{where}: {one_line(e)}") from None

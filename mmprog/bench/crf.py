@@ -9,8 +9,13 @@ is that system's alone (``os.wait4``); training time is wall-clock seconds of th
 mmprog: feature extraction and the cutting-plane loop). Both are scored by :func:`mmprog.metrics.chunk_prf`
 (conlleval).
 
+``--tutorial`` runs sklearn-crfsuite's CoNLL-2002 tutorial instead, on both systems with the same call: CRFsuite
+through python-crfsuite, mmprog through ``mmprog.crfsuite.CRF`` (fit, flat weighted F1, RandomizedSearchCV over
+c1/c2), with mmprog's certified gap beside each fit.
+
 Examples::
 
+    python -m mmprog.bench crf --tutorial --record docs/records/crf-tutorial.json
     python -m mmprog.bench crf --task esp
     python -m mmprog.bench crf --task chunk --mmprog-args "--C 1 --eps 0.5 --drop-after 50"
     python -m mmprog.bench crf --task chunk --dev 0.2 --skip crfsuite --mmprog-args "--templates chunk ..."
@@ -182,6 +187,169 @@ def holdout_split(task, root, fraction, folder):
     return cols, paths["train"], {"dev": paths["dev"]}
 
 
+# ---------------------------------------------------------------------------------------------------- the tutorial
+#: sklearn-crfsuite's CoNLL-2002 tutorial setting (its CRF(...) call), which `--tutorial` runs on both systems
+TUTORIAL = {"algorithm": "lbfgs", "c1": 0.1, "c2": 0.1, "max_iterations": 100, "all_possible_transitions": True}
+
+
+def _base_estimator():
+    from sklearn.base import BaseEstimator
+    return BaseEstimator
+
+
+class PyCRFsuiteCRF(_base_estimator()):
+    """The peer side of ``--tutorial``: python-crfsuite's Trainer/Tagger behind the scikit-learn estimator calls the
+    tutorial makes (what sklearn-crfsuite's ``CRF`` does; sklearn-crfsuite itself is not installed). Only the
+    arguments the tutorial passes are taken."""
+
+    def __init__(self, algorithm="lbfgs", c1=0.0, c2=1.0, max_iterations=None, all_possible_transitions=False):
+        self.algorithm = algorithm
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.all_possible_transitions = all_possible_transitions
+
+    def fit(self, X, y):
+        import pycrfsuite
+        trainer = pycrfsuite.Trainer(algorithm=self.algorithm, verbose=False)
+        for xseq, yseq in zip(X, y):
+            trainer.append(xseq, yseq)
+        params = {"c1": self.c1, "c2": self.c2, "feature.possible_transitions": bool(self.all_possible_transitions)}
+        if self.max_iterations is not None:
+            params["max_iterations"] = self.max_iterations
+        trainer.set_params(params)
+        fd, self.path_ = tempfile.mkstemp(suffix=".crfsuite")
+        os.close(fd)
+        trainer.train(self.path_)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(self.path_)
+        self.classes_ = tagger.labels()
+        self.tagger_ = tagger
+        return self
+
+    def predict(self, X):
+        return [self.tagger_.tag(x) for x in X]
+
+    def __getstate__(self):      # the searches pickle estimators between processes: keep the model file's bytes
+        state = {k: v for k, v in self.__dict__.items() if k != "tagger_"}
+        if "path_" in state:
+            with open(state["path_"], "rb") as f:
+                state["model_bytes_"] = f.read()
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "model_bytes_" in state:
+            import pycrfsuite
+            fd, self.path_ = tempfile.mkstemp(suffix=".crfsuite")
+            with os.fdopen(fd, "wb") as f:
+                f.write(state.pop("model_bytes_"))
+            self.tagger_ = pycrfsuite.Tagger()
+            self.tagger_.open(self.path_)
+
+
+def _tutorial_data(root, limit):
+    from ..datasets import load_conll
+    cols = ("form", "pos", "ne")
+    tr = load_conll(os.path.join(root, "conll2002/esp.train.gz"), columns=cols)
+    if limit:
+        tr = tr.subset(list(range(min(limit, len(tr)))))
+    te = load_conll(os.path.join(root, "conll2002/esp.testb.gz"), columns=cols)
+    X = [sent2features(tr, k) for k in range(len(tr))]
+    Xt = [sent2features(te, k) for k in range(len(te))]
+    return X, [list(v) for v in tr.labels], Xt, [list(v) for v in te.labels]
+
+
+def run_tutorial(system, root, limit=None, search_iter=4, search_limit=1000, n_jobs=2, settings=("tutorial",)):
+    """The tutorial's steps for one system, timed: fit with :data:`TUTORIAL` (and, for mmprog, each further setting
+    named in ``settings``: ``"certified"`` is ``CRF(c1=0.1, c2=0.1)`` without an iteration budget, so the fit ends at
+    its certificate), flat weighted F1 on esp.testb without 'O' (the tutorial's score) and the CoNLL entity F1
+    beside it, then the tutorial's RandomizedSearchCV over c1/c2 (expon(scale=0.5), expon(scale=0.05), 3 folds,
+    ``search_iter`` candidates on the first ``search_limit`` training sentences); returns the rows."""
+    import warnings
+
+    import scipy.stats
+    from sklearn.metrics import make_scorer
+    from sklearn.model_selection import RandomizedSearchCV
+
+    from ..crfsuite import CRF
+    from ..metrics import chunk_prf, flat_f1_score
+    X, y, Xt, yt = _tutorial_data(root, limit)
+    make = (lambda **kw: PyCRFsuiteCRF(**kw)) if system == "CRFsuite" else (lambda **kw: CRF(**kw))
+    rows = []
+    for setting in settings:
+        kw = dict(TUTORIAL) if setting == "tutorial" else {"c1": 0.1, "c2": 0.1}
+        est = make(**kw)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y)
+        seconds = time.perf_counter() - t0
+        labels = [c for c in est.classes_ if c != "O"]
+        pred = est.predict(Xt)
+        row = {"system": system, "setting": setting + ": " + ", ".join(f"{k}={v!r}" for k, v in kw.items()),
+               "train_sentences": len(X), "train_seconds": seconds,
+               "flat_f1_weighted": flat_f1_score(yt, pred, average="weighted", labels=labels),
+               "entity_f1": chunk_prf(yt, pred).f1}
+        if system == "mmprog":
+            r = est.result_
+            row.update(termination=r.termination, gap=r.gap, upper_bound=r.upper_bound,
+                       lower_bound=r.primal_objective, n_iter=r.n_iter, route=json.dumps(est.route_))
+        rows.append(row)
+    if search_iter:
+        labels = sorted({t for v in y for t in v} - {"O"})
+        search = RandomizedSearchCV(make(**TUTORIAL), {"c1": scipy.stats.expon(scale=0.5),
+                                                       "c2": scipy.stats.expon(scale=0.05)},
+                                    cv=3, n_jobs=n_jobs, n_iter=search_iter, random_state=0,
+                                    scoring=make_scorer(flat_f1_score, average="weighted", labels=labels))
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search.fit(X[:search_limit], y[:search_limit])
+        rows.append({"system": system, "setting": f"RandomizedSearchCV: {search_iter} candidates x 3 folds on "
+                     f"{min(search_limit, len(X))} sentences, n_jobs={n_jobs}, tutorial CRF(...)",
+                     "search_seconds": time.perf_counter() - t0, "best_cv_flat_f1_weighted": search.best_score_,
+                     "best_params": json.dumps({k: float(v) for k, v in search.best_params_.items()})})
+    return rows
+
+
+def tutorial_main(args, root):
+    """``--tutorial``: :func:`run_tutorial` for CRFsuite and mmprog, each in a child process of its own."""
+    rows = []
+    for system in ("CRFsuite", "mmprog"):
+        if args.skip == system.lower():
+            continue
+        settings = ("tutorial",) if system == "CRFsuite" else tuple(args.settings.split(","))
+        code = (f"import json; from mmprog.bench.crf import run_tutorial; print(json.dumps(run_tutorial("
+                f"{system!r}, {root!r}, {args.limit!r}, {args.search_iter!r}, {args.search_limit!r}, "
+                f"settings={settings!r})))")
+        try:
+            out, peak, _ = _run_child([sys.executable, "-c", code])
+        except RuntimeError as e:
+            print(f"mmprog.bench crf: {system} failed ({e})", file=sys.stderr)
+            return 2
+        for r in json.loads(out):
+            r["peak_mb"] = round(peak)
+            rows.append(r)
+    if args.record:
+        from .record import write
+        write(args.record, "crf", rows, packages=("python-crfsuite", "scikit-learn"),
+              notes=["sklearn-crfsuite's CoNLL-2002 tutorial: its features and CRF(algorithm='lbfgs', c1=0.1, c2=0.1, "
+                     "max_iterations=100, all_possible_transitions=True), trained on esp.train"
+                     + (f" (first {args.limit} sentences)" if args.limit else "") + ", scored on esp.testb",
+                     "CRFsuite = python-crfsuite (what sklearn-crfsuite wraps); mmprog = mmprog.crfsuite.CRF with the "
+                     "same call; flat_f1_weighted is the tutorial's token score without 'O', entity_f1 conlleval's",
+                     "mmprog maps c2 to C = 1/(2 c2) of P0 and ignores c1 beside c2 (no elastic-net program); "
+                     "max_iterations=100 is its round budget, so the tutorial row may stop before its certificate: "
+                     "gap is the certified relative gap it reached"])
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        print(" | ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+    return 0
+
+
 def main(argv=None):
     from ..datasets.registry import default_data_root
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench crf", description=__doc__.splitlines()[0])
@@ -196,9 +364,21 @@ def main(argv=None):
     ap.add_argument("--dev", type=float, default=None, metavar="FRACTION", help="hold out the last FRACTION of "
                     "the training file's sentences, train on the rest and score on them only (no test file is read): "
                     "for choosing settings")
+    ap.add_argument("--tutorial", action="store_true", help="run sklearn-crfsuite's CoNLL-2002 tutorial on both "
+                    "systems (CRFsuite through python-crfsuite, mmprog through mmprog.crfsuite.CRF): fit, flat F1, "
+                    "RandomizedSearchCV; the --task, --mmprog-args, --dev options do not apply")
+    ap.add_argument("--settings", default="tutorial,certified", help="with --tutorial: mmprog's fits, comma-separated "
+                    "from 'tutorial' (the tutorial's CRF call) and 'certified' (CRF(c1=0.1, c2=0.1): no round budget)")
+    ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "
+                    "(0: no search)")
+    ap.add_argument("--search-limit", type=int, default=1000, help="with --tutorial: sentences the search runs on")
+    ap.add_argument("--record", default=None, metavar="PATH", help="write the rows as a bench record "
+                    "(mmprog.bench.record) to PATH")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     root = args.data_root or str(default_data_root())
+    if args.tutorial:
+        return tutorial_main(args, root)
     if args.dev is not None:
         with tempfile.TemporaryDirectory() as d:
             return _main(args, root, holdout_split(args.task, root, args.dev, d))
@@ -221,6 +401,11 @@ def _main(args, root, spec):
         rows.append(rec)
     if args.skip != "mmprog":
         rows.append(run_mmprog(args.task, root, args.mmprog_args, args.limit, args.save_model, spec=spec))
+    if args.record:
+        from .record import write
+        for r in rows:
+            r.setdefault("setting", f"task {args.task}" + (f", first {args.limit} sentences" if args.limit else ""))
+        write(args.record, "crf", [_flat(r) for r in rows], packages=("python-crfsuite",))
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -231,3 +416,14 @@ def _main(args, root, spec):
         prf = " ".join(f"{r[t]['precision']:6.2f}/{r[t]['recall']:6.2f}/{r[t]['f1']:6.2f}".rjust(22) for t in tests)
         print(f"{r['system'][:78]:<78} {r['train_seconds']:>8.1f} {r['peak_mb']:>8} {prf}")
     return 0
+
+
+def _flat(row):
+    """A row with its per-test-file dicts flattened (``testb_f1``): records hold JSON scalars only."""
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            out.update({f"{k}_{k2}": v2 for k2, v2 in v.items()})
+        else:
+            out[k] = v
+    return out

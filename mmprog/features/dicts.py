@@ -1,12 +1,21 @@
 """Token feature dicts, as sklearn-crfsuite and python-crfsuite take them, turned into sparse input features.
 
-Each token is a dict ``{name: value}``: a string value gives the binary feature ``name=value``, a number (or bool)
-the feature ``name`` with that value — CRFsuite's convention (``ItemSequence``). A token may also be a list of
-feature strings (each a binary feature). Every distinct dict key is one feature group (for a string value, all its
-``name=value`` features; the key is the template), so the multi-template programs weigh keys as they weigh CRF++
-templates. Features not seen in training are dropped, as CRFsuite drops them.
+Each token is a dict ``{name: value}`` named the way python-crfsuite's ``ItemSequence`` names its attributes, so
+that a model's features read like a CRFsuite model's (``state_features_`` keys ``(attribute, label)``):
+
+* a string value gives the binary attribute ``name:value``;
+* a number or bool gives the attribute ``name`` with that value (``False`` is 0: the attribute is absent);
+* a nested dict ``{sub: value}`` gives ``name:sub`` (string values ``name:sub:value``), recursively;
+* a list or tuple of strings gives one binary attribute ``name:item`` per item.
+
+A token may also be a list of attribute strings (each binary, taken as written). Every distinct top-level dict key is
+one feature group (the template of all its attributes), so the multi-template programs weigh keys as they weigh
+CRF++ templates; a bare attribute string's group is the text before its first ``:`` or ``=``. Attributes not seen in
+training are dropped, as CRFsuite drops them.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,26 +24,40 @@ from ..exceptions import DataError, ParameterError
 
 __all__ = ["TokenDictExtractor"]
 
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+def _value_items(name, v, where):
+    """(attribute, value) pairs of one dict entry (see the module docstring)."""
+    if isinstance(v, str):
+        yield f"{name}:{v}", 1.0
+    elif isinstance(v, (bool, np.bool_)):
+        yield name, float(v)
+    elif isinstance(v, _NUMBER):
+        yield name, float(v)
+    elif isinstance(v, dict):
+        for k2, v2 in v.items():
+            yield from _value_items(f"{name}:{k2}", v2, where)
+    elif isinstance(v, (list, tuple)) and all(isinstance(s, str) for s in v):
+        for s in v:
+            yield f"{name}:{s}", 1.0
+    else:
+        raise DataError(f"{where}: feature {name!r} has a {type(v).__name__} value; use str, int, float, bool, a "
+                        f"dict of those or a list of str")
+
 
 def _items(tok, i, t):
-    """(feature string, group key, value) of one token."""
+    """(attribute, group key, value) of one token."""
+    where = f"sentence {i}, token {t}"
     if isinstance(tok, dict):
         for k, v in tok.items():
-            if isinstance(v, str):
-                yield f"{k}={v}", k, 1.0
-            elif isinstance(v, (bool, np.bool_)):
-                yield k, k, float(v)
-            elif isinstance(v, (int, float, np.integer, np.floating)):
-                yield k, k, float(v)
-            else:
-                raise DataError(f"sentence {i}, token {t}: feature {k!r} has a {type(v).__name__} value; use str, "
-                                f"int, float or bool")
+            for f, x in _value_items(str(k), v, where):
+                yield f, str(k), x
     elif isinstance(tok, (list, tuple)):
         for f in tok:
-            yield str(f), str(f).split("=", 1)[0], 1.0
+            yield str(f), re.split("[:=]", str(f), maxsplit=1)[0], 1.0
     else:
-        raise DataError(f"sentence {i}, token {t} is a {type(tok).__name__}; give a dict of features or a list of "
-                        f"feature strings")
+        raise DataError(f"{where} is a {type(tok).__name__}; give a dict of features or a list of feature strings")
 
 
 class TokenDictExtractor:
@@ -43,13 +66,13 @@ class TokenDictExtractor:
     Parameters
     ----------
     min_count : int
-        Keep features seen in at least this many training tokens.
+        Keep attributes seen in at least this many training tokens.
 
     Attributes (after :meth:`fit`)
     ------------------------------
     n_features_ : int
     feature_names_ : list of str
-        ``name=value`` or ``name``, grouped by key in the order keys were first seen.
+        The attributes (``name:value`` or ``name``), grouped by key in the order keys were first seen.
     groups_ : ndarray, shape (n_features_,), int
         Group (key) index of every feature.
     group_names_ : list of str
@@ -72,12 +95,15 @@ class TokenDictExtractor:
                         group_of[f] = groups.setdefault(g, len(groups))
         kept = [f for f in count if count[f] >= self.min_count]
         kept.sort(key=lambda f: group_of[f])          # stable: within a group, first-seen order
-        self.vocabulary_ = {f: j for j, f in enumerate(kept)}
-        self.feature_names_ = kept
-        self.n_features_ = len(kept)
-        self.group_names_ = list(groups)
-        self.groups_ = np.fromiter((group_of[f] for f in kept), dtype=np.int64, count=len(kept))
+        self._set_vocabulary(kept, list(groups), [group_of[f] for f in kept])
         return self
+
+    def _set_vocabulary(self, names, group_names, groups):
+        self.vocabulary_ = {f: j for j, f in enumerate(names)}
+        self.feature_names_ = list(names)
+        self.n_features_ = len(names)
+        self.group_names_ = list(group_names)
+        self.groups_ = np.asarray(groups, dtype=np.int64).reshape(len(names))
 
     def transform(self, X):
         """List of (T_i, n_features_) CSR matrices."""
@@ -99,3 +125,27 @@ class TokenDictExtractor:
             out.append(sp.csr_matrix((np.asarray(vals, dtype=np.float64), (rows, cols)),
                                      shape=(len(sent), self.n_features_)))
         return out
+
+    # ------------------------------------------------------------------ persistence (JSON + .npz, no pickle)
+    def to_state(self):
+        """(json_dict, arrays_dict) from which :meth:`from_state` rebuilds the fitted extractor."""
+        if not hasattr(self, "vocabulary_"):
+            raise ParameterError("this TokenDictExtractor is not fitted; call fit(X) first")
+        js = {"kind": "token_dicts", "min_count": int(self.min_count), "group_names": self.group_names_}
+        return js, {"feature_names": np.array(self.feature_names_, dtype=str), "groups": self.groups_}
+
+    @classmethod
+    def from_state(cls, js, arrays):
+        """Rebuild a fitted extractor from :meth:`to_state` output; a mismatch raises ParameterError."""
+        names = [str(s) for s in arrays["feature_names"]]
+        groups = np.asarray(arrays["groups"])
+        group_names = [str(g) for g in js["group_names"]]
+        if groups.shape != (len(names),) or groups.dtype.kind not in "iu" \
+                or (len(groups) and not 0 <= groups.min() <= groups.max() < len(group_names)):
+            raise ParameterError(f"token-dict extractor: 'groups' must hold {len(names)} group indices in "
+                                 f"[0, {len(group_names)}); got shape {groups.shape}, dtype {groups.dtype}")
+        if len(set(names)) != len(names):
+            raise ParameterError("token-dict extractor: 'feature_names' repeats a name")
+        ex = cls(min_count=int(js["min_count"]))
+        ex._set_vocabulary(names, group_names, groups)
+        return ex
