@@ -9,13 +9,14 @@ is that system's alone (``os.wait4``); training time is wall-clock seconds of th
 mmprog: feature extraction and the cutting-plane loop). Both are scored by :func:`mmprog.metrics.chunk_prf`
 (conlleval).
 
-``--tutorial`` runs sklearn-crfsuite's CoNLL-2002 tutorial instead, on both systems with the same call: CRFsuite
+``--routes`` measures the engine routes SequenceTagger's default was chosen from. ``--tutorial`` runs sklearn-crfsuite's CoNLL-2002 tutorial instead, on both systems with the same call: CRFsuite
 through python-crfsuite, mmprog through ``mmprog.crfsuite.CRF`` (fit, flat weighted F1, RandomizedSearchCV over
 c1/c2), with mmprog's certified gap beside each fit.
 
 Examples::
 
     python -m mmprog.bench crf --tutorial --record docs/records/crf-tutorial.json
+    python -m mmprog.bench crf --routes --limit 2000 --record docs/records/crf-routes.json
     python -m mmprog.bench crf --task esp
     python -m mmprog.bench crf --task chunk --mmprog-args "--C 1 --eps 0.5 --drop-after 50"
     python -m mmprog.bench crf --task chunk --dev 0.2 --skip crfsuite --mmprog-args "--templates chunk ..."
@@ -350,6 +351,78 @@ def tutorial_main(args, root):
     return 0
 
 
+# ---------------------------------------------------------------------------------------------------- the routes
+#: the engine settings ``--routes`` compares for SequenceTagger's default (P0, C = 1/(2·0.1) = 5, the tutorial's c2)
+ROUTES = {
+    "n-slack": {"slack": "n"},
+    "1-slack": {"slack": "one"},
+    "1-slack in-out": {"slack": "one", "stabilise": "in-out"},
+    "1-slack in-out drop 50 (default)": {"slack": "one", "stabilise": "in-out", "drop_after": 50},
+    "1-slack in-out drop 50 line search 5": {"slack": "one", "stabilise": "in-out", "drop_after": 50,
+                                             "line_search": 5},
+    "1-slack in-out(0.9) drop 50": {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50},
+}
+
+
+def run_route(name, root, limit, time_limit, C=5.0):
+    """One route of :data:`ROUTES` on the tutorial's features of the first ``limit`` sentences of esp.train, to the
+    certificate gap ≤ 1e-2 (ε = 1e-9) or ``time_limit``; the record row."""
+    import numpy as np
+
+    import mmprog
+
+    from ..datasets.base import SequenceDataset
+    from ..features.dicts import TokenDictExtractor
+    from ..metrics import chunk_prf, flat_f1_score
+    X, y, Xt, yt = _tutorial_data(root, limit)
+    t0 = time.perf_counter()
+    ex = TokenDictExtractor().fit(X)
+    classes = sorted({t for v in y for t in v})
+    index = {c: k for k, c in enumerate(classes)}
+    ds = SequenceDataset(ex.transform(X), [np.array([index[t] for t in v]) for v in y], len(classes),
+                         groups=ex.groups_, group_names=ex.group_names_, label_names=classes)
+    res = mmprog.fit(ds, program="m3n", C=C, eps=1e-9, gap_tol=1e-2, max_iter=100_000, time_limit=time_limit,
+                     **ROUTES[name])
+    seconds = time.perf_counter() - t0
+    dt = SequenceDataset(ex.transform(Xt), [np.zeros(len(s), dtype=np.int64) for s in Xt], len(classes))
+    pred = [[classes[j] for j in p] for p in res.predict(dt)]
+    labels = [c for c in classes if c != "O"]
+    return {"system": "mmprog", "setting": f"route {name}: P0, C={C:g}, gap_tol=1e-2, time_limit={time_limit:g}",
+            "route": json.dumps(ROUTES[name]), "train_sentences": len(X), "train_seconds": seconds,
+            "termination": res.termination, "gap": res.gap, "n_iter": res.n_iter,
+            "oracle_seconds": res.timings["oracle"], "solver_seconds": res.timings["solver"],
+            "pyomo_seconds": res.timings["pyomo"],
+            "flat_f1_weighted": flat_f1_score(yt, pred, average="weighted", labels=labels),
+            "entity_f1": chunk_prf(yt, pred).f1}
+
+
+def routes_main(args, root):
+    """``--routes``: CRFsuite's tutorial fit and every route of :data:`ROUTES`, one child process each, in turn."""
+    rows = []
+    limit = args.limit or 2000
+    jobs = [("CRFsuite", f"run_tutorial('CRFsuite', {root!r}, {limit!r}, 0)")]
+    jobs += [(name, f"[run_route({name!r}, {root!r}, {limit!r}, {args.route_time_limit!r})]") for name in ROUTES]
+    for name, call in jobs:
+        code = f"import json; from mmprog.bench.crf import run_tutorial, run_route; print(json.dumps({call}))"
+        try:
+            out, peak, _ = _run_child([sys.executable, "-c", code])
+        except RuntimeError as e:
+            print(f"mmprog.bench crf: {name} failed ({e})", file=sys.stderr)
+            return 2
+        for r in json.loads(out):
+            r["peak_mb"] = round(peak)
+            rows.append(r)
+            print(" | ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
+                  flush=True)
+    if args.record:
+        from .record import write
+        write(args.record, "crf", rows, packages=("python-crfsuite",),
+              notes=[f"engine routes for SequenceTagger's default: the tutorial's features on the first {limit} "
+                     "sentences of esp.train, P0 with C = 5 (c2 = 0.1), each run to gap <= 1e-2 or its time limit, "
+                     "in turn; CRFsuite's tutorial fit on the same sentences for scale; scored on esp.testb"])
+    return 0
+
+
 def main(argv=None):
     from ..datasets.registry import default_data_root
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench crf", description=__doc__.splitlines()[0])
@@ -372,6 +445,9 @@ def main(argv=None):
     ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "
                     "(0: no search)")
     ap.add_argument("--search-limit", type=int, default=1000, help="with --tutorial: sentences the search runs on")
+    ap.add_argument("--routes", action="store_true", help="compare the engine routes of ROUTES (the choice of "
+                    "SequenceTagger's default) on the tutorial's features of --limit sentences (default 2000)")
+    ap.add_argument("--route-time-limit", type=float, default=200.0, help="with --routes: seconds per route")
     ap.add_argument("--record", default=None, metavar="PATH", help="write the rows as a bench record "
                     "(mmprog.bench.record) to PATH")
     ap.add_argument("--json", action="store_true")
@@ -379,6 +455,8 @@ def main(argv=None):
     root = args.data_root or str(default_data_root())
     if args.tutorial:
         return tutorial_main(args, root)
+    if args.routes:
+        return routes_main(args, root)
     if args.dev is not None:
         with tempfile.TemporaryDirectory() as d:
             return _main(args, root, holdout_split(args.task, root, args.dev, d))
