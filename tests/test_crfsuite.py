@@ -406,3 +406,27 @@ def test_model_filename_is_mmprogs_json_and_npz(tmp_path):
     (tmp_path / "crf.npz").write_bytes(b"")
     with pytest.raises(ModelFileError, match="crf.json"):
         CRF(model_filename=str(tmp_path / "crf")).predict(X)
+
+
+def test_bench_tutorial_writes_a_record_with_the_certificate(tmp_path, capsys):
+    """``python -m mmprog.bench crf --tutorial --record PATH`` (mmprog's side, on 25 sentences, no search): the
+    record holds the fit's time, scores and the gap its result reports."""
+    from mmprog.bench import crf, record
+    _conll("esp.train.gz", 1)                       # skips without the data
+    path = tmp_path / "rec.json"
+    assert crf.main(["--tutorial", "--limit", "25", "--search-iter", "0", "--skip", "crfsuite", "--settings",
+                     "tutorial,l2-only", "--record", str(path)]) == 0
+    rec = record.read(path)
+    assert rec["bench"] == "crf" and [r["system"] for r in rec["rows"]] == ["mmprog", "mmprog"]
+    tut, l2 = rec["rows"]
+    assert tut["setting"].startswith("tutorial: algorithm='lbfgs', c1=0.1, c2=0.1, max_iterations=100")
+    assert tut["train_sentences"] == 25 and 0 <= tut["flat_f1_weighted"] <= 1 and tut["n_iter"] <= 100
+    assert tut["upper_bound"] >= tut["lower_bound"] and tut["gap"] == pytest.approx(
+        (tut["upper_bound"] - tut["lower_bound"]) / max(1.0, abs(tut["upper_bound"])))
+    # c1 beside c2 is ignored (no elastic-net program): the same program, C and weights as c1 = 0
+    assert json_route(tut) == json_route(l2) and tut["lower_bound"] == pytest.approx(l2["lower_bound"])
+
+
+def json_route(row):
+    import json
+    return json.loads(row["route"])

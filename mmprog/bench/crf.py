@@ -192,6 +192,10 @@ def holdout_split(task, root, fraction, folder):
 #: sklearn-crfsuite's CoNLL-2002 tutorial setting (its CRF(...) call), which `--tutorial` runs on both systems
 TUTORIAL = {"algorithm": "lbfgs", "c1": 0.1, "c2": 0.1, "max_iterations": 100, "all_possible_transitions": True}
 
+#: the fits ``run_tutorial`` can make, by name: the tutorial's call; the same without an iteration budget (mmprog: to
+#: its certificate); the tutorial's call without its ℓ1 term (what mmprog fits for c1 beside c2)
+SETTINGS = {"tutorial": TUTORIAL, "certified": {"c1": 0.1, "c2": 0.1}, "l2-only": {**TUTORIAL, "c1": 0.0}}
+
 
 def _base_estimator():
     from sklearn.base import BaseEstimator
@@ -279,7 +283,7 @@ def run_tutorial(system, root, limit=None, search_iter=4, search_limit=1000, n_j
     make = (lambda **kw: PyCRFsuiteCRF(**kw)) if system == "CRFsuite" else (lambda **kw: CRF(**kw))
     rows = []
     for setting in settings:
-        kw = dict(TUTORIAL) if setting == "tutorial" else {"c1": 0.1, "c2": 0.1}
+        kw = dict(SETTINGS[setting])
         est = make(**kw)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
@@ -321,17 +325,11 @@ def tutorial_main(args, root):
         if args.skip == system.lower():
             continue
         settings = ("tutorial",) if system == "CRFsuite" else tuple(args.settings.split(","))
-        code = (f"import json; from mmprog.bench.crf import run_tutorial; print(json.dumps(run_tutorial("
-                f"{system!r}, {root!r}, {args.limit!r}, {args.search_iter!r}, {args.search_limit!r}, "
-                f"settings={settings!r})))")
-        try:
-            out, peak, _ = _run_child([sys.executable, "-c", code])
-        except RuntimeError as e:
-            print(f"mmprog.bench crf: {system} failed ({e})", file=sys.stderr)
+        got = _child_rows(system, f"run_tutorial({system!r}, {root!r}, {args.limit!r}, {args.search_iter!r}, "
+                                  f"{args.search_limit!r}, settings={settings!r})")
+        if got is None:
             return 2
-        for r in json.loads(out):
-            r["peak_mb"] = round(peak)
-            rows.append(r)
+        rows += got
     if args.record:
         from .record import write
         write(args.record, "crf", rows, packages=("python-crfsuite", "scikit-learn"),
@@ -347,8 +345,27 @@ def tutorial_main(args, root):
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
-        print(" | ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+        _print_row(r)
     return 0
+
+
+def _child_rows(name, call):
+    """The rows returned by ``call`` (a call of this module's functions, as text) run in a child process, each with
+    the child's peak resident memory; None (after saying why on stderr) when the child failed."""
+    code = f"import json; from mmprog.bench.crf import run_tutorial, run_route; print(json.dumps({call}))"
+    try:
+        out, peak, _ = _run_child([sys.executable, "-c", code])
+    except RuntimeError as e:
+        print(f"mmprog.bench crf: {name} failed ({e})", file=sys.stderr)
+        return None
+    rows = json.loads(out)
+    for r in rows:
+        r["peak_mb"] = round(peak)
+    return rows
+
+
+def _print_row(r):
+    print(" | ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()), flush=True)
 
 
 # ---------------------------------------------------------------------------------------------------- the routes
@@ -361,6 +378,9 @@ ROUTES = {
     "1-slack in-out drop 50 line search 5": {"slack": "one", "stabilise": "in-out", "drop_after": 50,
                                              "line_search": 5},
     "1-slack in-out(0.9) drop 50": {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50},
+    # what c1 alone maps to: P1 with C = 1/(2·c1), c1 = 0.1, on the default route
+    "P1 (l1m3n, c1 = 0.1 alone), 1-slack in-out drop 50": {"program": "l1m3n", "slack": "one",
+                                                          "stabilise": "in-out", "drop_after": 50},
 }
 
 
@@ -381,13 +401,16 @@ def run_route(name, root, limit, time_limit, C=5.0):
     index = {c: k for k, c in enumerate(classes)}
     ds = SequenceDataset(ex.transform(X), [np.array([index[t] for t in v]) for v in y], len(classes),
                          groups=ex.groups_, group_names=ex.group_names_, label_names=classes)
-    res = mmprog.fit(ds, program="m3n", C=C, eps=1e-9, gap_tol=1e-2, max_iter=100_000, time_limit=time_limit,
-                     **ROUTES[name])
+    route = dict(ROUTES[name])
+    program = route.pop("program", "m3n")
+    res = mmprog.fit(ds, program=program, C=C, eps=1e-9, gap_tol=1e-2, max_iter=100_000, time_limit=time_limit,
+                     **route)
     seconds = time.perf_counter() - t0
     dt = SequenceDataset(ex.transform(Xt), [np.zeros(len(s), dtype=np.int64) for s in Xt], len(classes))
     pred = [[classes[j] for j in p] for p in res.predict(dt)]
     labels = [c for c in classes if c != "O"]
-    return {"system": "mmprog", "setting": f"route {name}: P0, C={C:g}, gap_tol=1e-2, time_limit={time_limit:g}",
+    return {"system": "mmprog", "setting": f"route {name}: {program}, C={C:g}, gap_tol=1e-2, "
+                                           f"time_limit={time_limit:g}",
             "route": json.dumps(ROUTES[name]), "train_sentences": len(X), "train_seconds": seconds,
             "termination": res.termination, "gap": res.gap, "n_iter": res.n_iter,
             "oracle_seconds": res.timings["oracle"], "solver_seconds": res.timings["solver"],
@@ -400,26 +423,23 @@ def routes_main(args, root):
     """``--routes``: CRFsuite's tutorial fit and every route of :data:`ROUTES`, one child process each, in turn."""
     rows = []
     limit = args.limit or 2000
-    jobs = [("CRFsuite", f"run_tutorial('CRFsuite', {root!r}, {limit!r}, 0)")]
+    jobs = [("CRFsuite", f"run_tutorial('CRFsuite', {root!r}, {limit!r}, 0, settings=('tutorial', 'l2-only'))")]
     jobs += [(name, f"[run_route({name!r}, {root!r}, {limit!r}, {args.route_time_limit!r})]") for name in ROUTES]
     for name, call in jobs:
-        code = f"import json; from mmprog.bench.crf import run_tutorial, run_route; print(json.dumps({call}))"
-        try:
-            out, peak, _ = _run_child([sys.executable, "-c", code])
-        except RuntimeError as e:
-            print(f"mmprog.bench crf: {name} failed ({e})", file=sys.stderr)
+        got = _child_rows(name, call)
+        if got is None:
             return 2
-        for r in json.loads(out):
-            r["peak_mb"] = round(peak)
-            rows.append(r)
-            print(" | ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
-                  flush=True)
+        for r in got:
+            _print_row(r)
+        rows += got
     if args.record:
         from .record import write
         write(args.record, "crf", rows, packages=("python-crfsuite",),
               notes=[f"engine routes for SequenceTagger's default: the tutorial's features on the first {limit} "
                      "sentences of esp.train, P0 with C = 5 (c2 = 0.1), each run to gap <= 1e-2 or its time limit, "
-                     "in turn; CRFsuite's tutorial fit on the same sentences for scale; scored on esp.testb"])
+                     "in turn; the P1 row is what c1 = 0.1 alone maps to (C = 1/(2 c1) = 5); CRFsuite's tutorial "
+                     "fit (c1 = c2 = 0.1) and the same without c1 on the same sentences, for scale and to show "
+                     "what dropping c1 costs CRFsuite; scored on esp.testb"])
     return 0
 
 
@@ -441,7 +461,8 @@ def main(argv=None):
                     "systems (CRFsuite through python-crfsuite, mmprog through mmprog.crfsuite.CRF): fit, flat F1, "
                     "RandomizedSearchCV; the --task, --mmprog-args, --dev options do not apply")
     ap.add_argument("--settings", default="tutorial,certified", help="with --tutorial: mmprog's fits, comma-separated "
-                    "from 'tutorial' (the tutorial's CRF call) and 'certified' (CRF(c1=0.1, c2=0.1): no round budget)")
+                    "names of SETTINGS: 'tutorial' (the tutorial's CRF call), 'certified' (CRF(c1=0.1, c2=0.1): no "
+                    "round budget), 'l2-only' (the tutorial's call with c1=0)")
     ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "
                     "(0: no search)")
     ap.add_argument("--search-limit", type=int, default=1000, help="with --tutorial: sentences the search runs on")
