@@ -103,12 +103,13 @@ class M3N(BaseEstimator):
         return right / max(total, 1)
 
 
-#: The default route of :class:`SequenceTagger` for ``m3n`` and ``l1m3n`` (chosen by measurement on esp.train with
-#: the sklearn-crfsuite tutorial's features, ``python -m mmprog.bench crf --tutorial``; see
-#: docs/user_guide/from_sklearn_crfsuite.md): the 1-slack master with in-out stabilisation, cuts inactive for 50 rounds
-#: dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|) ≤ 1e-2 — and not by the
-#: ε-rule (ε = 1e-9 fires only at a gap of ~0). The n-slack master did not finish its first DAQP solve in 150 s on
-#: 2,000 sentences; plain 1-slack Kelley rounds were at gap 0.66 after 500 rounds.
+#: The default route of :class:`SequenceTagger` for ``m3n`` and ``l1m3n``, chosen by measurement on the first 2,000
+#: sentences of esp.train with the sklearn-crfsuite tutorial's features at C = 5 (``python -m mmprog.bench crf
+#: --routes``, record docs/records/crf-routes.json): the 1-slack master with in-out stabilisation, cuts inactive for 50
+#: rounds dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|) ≤ 1e-2 — and not by
+#: the ε-rule (ε = 1e-9 fires only at a gap of ~0). In the runs the choice was made from, the n-slack master did not
+#: finish its first DAQP solve in 150 s, plain 1-slack rounds were at gap 0.66 after 500 rounds, in-out reached the
+#: certificate and dropping inactive cuts halved its solver time; a line search cost more oracle time than it saved.
 DEFAULT_ROUTE = {"slack": "one", "stabilise": "in-out", "drop_after": 50, "eps": 1e-9, "gap_tol": 1e-2}
 
 #: Round budget when neither ``max_iter`` nor ``max_iterations`` is given: the certificate ends the fit.
