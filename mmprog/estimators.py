@@ -174,10 +174,13 @@ class SequenceTagger(BaseEstimator):
     ``model_filename``            mmprog's model (JSON + .npz, never pickle): ``fit`` writes it there; an
                                   unfitted estimator loads it on first use (a CRFsuite file is refused)
     ``keep_tempfiles``            mmprog writes no temporary files: True warns
-    ``num_memories``, ``epsilon``, ``period``, ``delta``, ``linesearch``, ``max_linesearch``, ``calibration_*``,
-    ``pa_type``, ``c``, ``error_sensitive``, ``averaging``, ``variance``, ``gamma``, ``trainer_cls``: CRFsuite's
-    optimiser settings; given (not None) they warn and are ignored
+    optimiser settings            given (not None) they warn and are ignored (the fit stops at its certificate)
     ============================  =================================================================================
+
+    The optimiser settings are ``num_memories``, ``epsilon``, ``period``, ``delta``, ``linesearch``,
+    ``max_linesearch``, ``calibration_eta``, ``calibration_rate``, ``calibration_samples``,
+    ``calibration_candidates``, ``calibration_max_trials``, ``pa_type``, ``c``, ``error_sensitive``, ``averaging``,
+    ``variance``, ``gamma`` and ``trainer_cls`` (:data:`CRFSUITE_OPTIMISER_ARGS`).
 
     Hyper-parameters are stored untouched; they are resolved and validated in :meth:`fit` (the resolved values are
     ``route_``), so ``get_params``/``set_params``/``clone`` and scikit-learn's searches work on both vocabularies.
@@ -399,6 +402,7 @@ class SequenceTagger(BaseEstimator):
         if (X_dev is None) != (y_dev is None):
             raise ParameterError("X_dev and y_dev go together: give both (hold-out data) or neither")
         route, notes = self._resolve()
+        self.__dict__.pop("dev_score_", None)          # a refit without hold-out data keeps no stale score
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
         X, y = list(X), [list(v) for v in y]

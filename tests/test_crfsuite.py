@@ -342,6 +342,17 @@ def test_max_iterations_is_the_round_budget_and_min_freq_the_cut_off():
     assert set(est.attributes_) == {a for a, c in counts.items() if c > 1}
 
 
+def test_hold_out_data_is_scored_after_the_fit():
+    from mmprog.crfsuite import CRF
+    from mmprog.exceptions import ParameterError
+    X, y = _tiny()
+    est = CRF().fit(X[:2], y[:2], X_dev=X[2:], y_dev=y[2:])
+    assert est.dev_score_ == est.score(X[2:], y[2:])
+    assert not hasattr(est.fit(X, y), "dev_score_")
+    with pytest.raises(ParameterError, match="X_dev and y_dev go together"):
+        est.fit(X, y, X_dev=X)
+
+
 def test_verbose_prints_the_rounds(capsys):
     from mmprog.crfsuite import CRF
     X, y = _tiny()
