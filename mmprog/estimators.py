@@ -105,12 +105,14 @@ class M3N(BaseEstimator):
 
 #: The default route of :class:`SequenceTagger` for ``m3n`` and ``l1m3n``, chosen by measurement on the first 2,000
 #: sentences of esp.train with the sklearn-crfsuite tutorial's features at C = 5 (``python -m mmprog.bench crf
-#: --routes``, record docs/records/crf-routes.json): the 1-slack master with in-out stabilisation, cuts inactive for 50
-#: rounds dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|) ≤ 1e-2 — and not by
-#: the ε-rule (ε = 1e-9 fires only at a gap of ~0). In the runs the choice was made from, the n-slack master did not
-#: finish its first DAQP solve in 150 s, plain 1-slack rounds were at gap 0.66 after 500 rounds, in-out reached the
-#: certificate and dropping inactive cuts halved its solver time; a line search cost more oracle time than it saved.
-DEFAULT_ROUTE = {"slack": "one", "stabilise": "in-out", "drop_after": 50, "eps": 1e-9, "gap_tol": 1e-2}
+#: --routes``, record docs/records/crf-routes.json): the 1-slack master with in-out stabilisation (centre weight 0.9),
+#: cuts inactive for 50 rounds dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|)
+#: ≤ 1e-2 — and not by the ε-rule (ε = 1e-9 fires only at a gap of ~0). In that record the n-slack master did not
+#: finish its second round's DAQP solve within the 200 s limit, plain 1-slack Kelley rounds stopped there at gap 0.09,
+#: in-out reached the certificate, dropping inactive cuts cut its solver time to a third, centre weight 0.9 took 12 %
+#: fewer rounds than 0.8, and a line search cost more oracle time than it saved.
+DEFAULT_ROUTE = {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50, "eps": 1e-9,
+                 "gap_tol": 1e-2}
 
 #: Round budget when neither ``max_iter`` nor ``max_iterations`` is given: the certificate ends the fit.
 DEFAULT_MAX_ITER = 10_000
@@ -206,6 +208,8 @@ class SequenceTagger(BaseEstimator):
         Stop once the certified relative gap is ≤ gap_tol (default 1e-2).
     stabilise : {"auto", None, "in-out"}
         In-out stabilisation of the cutting plane; "auto": the default route's.
+    inout_weight : float in [0, 1), optional
+        The centre's weight λ of the in-out separation point (default: the route's 0.9, else the engine's 0.8).
     max_iter : int, optional
         Round budget (default ``max_iterations``, else 10,000).
     drop_after : int, optional
@@ -244,7 +248,8 @@ class SequenceTagger(BaseEstimator):
                  calibration_samples=None, calibration_candidates=None, calibration_max_trials=None, pa_type=None,
                  c=None, error_sensitive=None, averaging=None, variance=None, gamma=None, verbose=False,
                  model_filename=None, keep_tempfiles=False, trainer_cls=None, *, program=None, C=None, slack=None,
-                 eps=None, gap_tol=None, stabilise="auto", max_iter=None, drop_after=None, min_count=None,
+                 eps=None, gap_tol=None, stabilise="auto", inout_weight=None, max_iter=None, drop_after=None,
+                 min_count=None,
                  solver=None, time_limit=None, program_params=None):
         self.algorithm = algorithm
         self.min_freq = min_freq
@@ -280,6 +285,7 @@ class SequenceTagger(BaseEstimator):
         self.eps = eps
         self.gap_tol = gap_tol
         self.stabilise = stabilise
+        self.inout_weight = inout_weight
         self.max_iter = max_iter
         self.drop_after = drop_after
         self.min_count = min_count
@@ -328,6 +334,11 @@ class SequenceTagger(BaseEstimator):
         check_param("stabilise", self.stabilise, self.stabilise in ("auto", None, "in-out"),
                     '"auto", None or "in-out"')
         route["stabilise"] = default_route.get("stabilise") if self.stabilise == "auto" else self.stabilise
+        if self.inout_weight is not None:
+            check_param("inout_weight", self.inout_weight, _is_number(self.inout_weight) and self.inout_weight < 1,
+                        "None or a float in [0, 1)")
+        route["inout_weight"] = float(self.inout_weight) if self.inout_weight is not None else \
+            default_route.get("inout_weight", 0.8)
         if self.drop_after is not None:
             check_param("drop_after", self.drop_after, _is_int(self.drop_after, 1), "None or an int >= 1")
         route["drop_after"] = self.drop_after if self.drop_after is not None else default_route.get("drop_after")
@@ -415,7 +426,7 @@ class SequenceTagger(BaseEstimator):
         self.n_features_in_ = ds.n_features
         kw = {k: route[k] for k in ("slack", "eps", "max_iter", "drop_after", "gap_tol")}
         if route["stabilise"] is not None:
-            kw["stabilise"] = route["stabilise"]
+            kw.update(stabilise=route["stabilise"], inout_weight=route["inout_weight"])
         with _verbose_log(self.verbose):
             self.result_ = mmprog.fit(ds, program=route["program"], C=route["C"], solver=self.solver,
                                       time_limit=self.time_limit, **kw, **dict(self.program_params or {}))

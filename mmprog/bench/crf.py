@@ -374,10 +374,11 @@ ROUTES = {
     "n-slack": {"slack": "n"},
     "1-slack": {"slack": "one"},
     "1-slack in-out": {"slack": "one", "stabilise": "in-out"},
-    "1-slack in-out drop 50 (default)": {"slack": "one", "stabilise": "in-out", "drop_after": 50},
+    "1-slack in-out drop 50": {"slack": "one", "stabilise": "in-out", "drop_after": 50},
     "1-slack in-out drop 50 line search 5": {"slack": "one", "stabilise": "in-out", "drop_after": 50,
                                              "line_search": 5},
-    "1-slack in-out(0.9) drop 50": {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50},
+    "1-slack in-out(0.9) drop 50 (default)": {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9,
+                                              "drop_after": 50},
     # what c1 alone maps to: P1 with C = 1/(2·c1), c1 = 0.1, on the default route
     "P1 (l1m3n, c1 = 0.1 alone), 1-slack in-out drop 50": {"program": "l1m3n", "slack": "one",
                                                           "stabilise": "in-out", "drop_after": 50},
