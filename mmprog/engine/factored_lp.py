@@ -253,7 +253,7 @@ def solve_highs(lp, time_limit=None, crossover=False, log=False):
     import highspy
 
     from . import interrupts
-    from .highs_native import run_highs
+    from ..solvers.highs import run_highs
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(log))
     h.setOptionValue("solver", "ipm")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from . import interrupts
+from .masters import solve_master
 from .records import EngineRun, IterationRecord, history_as_dicts, relative_gap
 from ..exceptions import ParameterError, SolverError, check_param
 from ..programs.base import Dims, Solution
@@ -257,7 +258,7 @@ class CuttingPlane:
             w0 = resume.w
         self.timings["pyomo"] += time.perf_counter() - t0
         # a 1-slack cut of a chain with 0/1 token features is held as its labeling where the master allows it
-        # (mmprog.engine.cuts.LabelingCut: ~1 MB against ~100 MB a cut on full CoNLL-2002 NER)
+        # (mmprog.cuts.LabelingCut: ~1 MB against ~100 MB a cut on full CoNLL-2002 NER)
         self.oracle.labeling_cuts = self.s.slack == "one" and program.reads_labeling_cuts(model)
         self.w = np.zeros(fmap.dim) if w0 is None else np.asarray(w0, dtype=np.float64)
         self.own_w = w0 is None     # w is the engine's (not the caller's w0): it may be written over once used
@@ -368,7 +369,8 @@ class CuttingPlane:
         if seconds <= 0:
             return None
         try:
-            return self.program.solve(self.model, self.solver, options=self.s.solve_options, time_limit=seconds)
+            return solve_master(self.program, self.model, self.solver, options=self.s.solve_options,
+                                time_limit=seconds)
         except SolverError as e:
             if e.termination != "max_time":
                 raise
@@ -507,7 +509,7 @@ def aggregate_oldest(program, model, alpha, max_cuts):
     alpha : ndarray, shape (r,)
         The multipliers of the master just solved (r = cuts in the working set).
     """
-    from .cuts import Cuts
+    from ..cuts import Cuts
     ws = model.ws
     active = ws.active_mask()
     examples = ws.example_array()

@@ -28,15 +28,7 @@ import numpy as np
 
 from . import interrupts
 from ..exceptions import ParameterError, check_param
-from ..projections import l1_ball
-
-SCHEDULES = ("inv_sqrt", "inv", "constant")
-VARIANTS = ("batch", "online")
-OUTPUTS = ("last", "best")
-
-#: keyword settings accepted by :func:`projected_subgradient` beside the oracle and the radius
-SETTINGS = ("eta0", "schedule", "variant", "batch_size", "seed", "output", "projection")
-
+from ..projections import check_settings, l1_ball
 
 @dataclass
 class SubgradientRecord:
@@ -50,24 +42,6 @@ class SubgradientRecord:
     step: float               # the last step size of the pass
     oracle_time: float
     elapsed: float
-
-
-def check_settings(eta0=None, schedule="inv_sqrt", variant="batch", batch_size=1, seed=0, output="last",
-                   projection="sort"):
-    """Validate the sub-gradient settings; returns them as a dict (raises :class:`ParameterError`)."""
-    if eta0 is not None:
-        check_param("eta0", eta0, isinstance(eta0, (int, float, np.number)) and not isinstance(eta0, bool)
-                    and np.isfinite(eta0) and eta0 > 0, "a finite float > 0 or None (automatic)")
-        eta0 = float(eta0)
-    check_param("schedule", schedule, schedule in SCHEDULES, '"inv_sqrt", "inv" or "constant"')
-    check_param("variant", variant, variant in VARIANTS, '"batch" or "online"')
-    check_param("batch_size", batch_size, isinstance(batch_size, (int, np.integer)) and not isinstance(
-        batch_size, bool) and batch_size >= 1, "an int >= 1")
-    check_param("seed", seed, isinstance(seed, (int, np.integer)) and not isinstance(seed, bool), "an int")
-    check_param("output", output, output in OUTPUTS, '"last" or "best"')
-    check_param("projection", projection, projection in ("sort", "linear"), '"sort" or "linear"')
-    return dict(eta0=eta0, schedule=schedule, variant=variant, batch_size=int(batch_size), seed=int(seed),
-                output=output, projection=projection)
 
 
 def step_size(eta0, t, schedule):
@@ -204,11 +178,3 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
                           "steps": step, **{k: v for k, v in s.items() if k != "eta0"}})
     return EngineRun(model=None, solution=sol, history=history, termination=termination, n_iter=len(history),
                      timings=timings, upper_bound=risk)
-
-
-def fit_l1m3n(program, oracle, **engine_kw):
-    """The ``l1m3n`` program's ``algorithm="subgradient"`` route: P1′ with radius ``program.lam``; the engine's
-    ``max_iter`` is the number of passes and ``time_limit`` applies (``eps``, ``slack`` and the solver play no part)."""
-    return projected_subgradient(oracle, program.lam, n_iter=engine_kw.get("max_iter", 500),
-                                 time_limit=engine_kw.get("time_limit"), progress=engine_kw.get("progress", False),
-                                 **program.subgradient)
