@@ -17,7 +17,7 @@ import logging
 import pkgutil
 import sys
 
-from .. import __version__
+from ..version import __version__
 from ..exceptions import MMProgError
 from ..engine.memory import keep_freed_memory
 from .common import EXIT_INTERRUPTED

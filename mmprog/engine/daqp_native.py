@@ -28,7 +28,8 @@ KKT_TOL = 1e-9
 
 
 class GramDualDAQP:
-    """One per master model (``model._gram_daqp``): the Gram matrix grown by one row per cut, the last α.
+    """One per master model (``model.master_state.gram_daqp``): the Gram matrix grown by one row per cut, the last
+    α.
 
     Parameters
     ----------
@@ -46,16 +47,16 @@ class GramDualDAQP:
 
     @classmethod
     def of(cls, model, gram_rows):
-        qp = getattr(model, "_gram_daqp", None)
-        if qp is None:
-            qp = model._gram_daqp = cls(gram_rows)
-        return qp
+        state = model.master_state
+        if state.gram_daqp is None:
+            state.gram_daqp = cls(gram_rows)
+        return state.gram_daqp
 
     def sync(self, model):
         from .highs_native import grown_gram
         r = model.ws.size
-        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
-        model._gram_stale = False
+        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, model.master_state.gram_stale)
+        model.master_state.gram_stale = False
         alpha = np.zeros(r)
         alpha[: len(self.alpha)] = self.alpha[:r]
         self.alpha = alpha
@@ -80,11 +81,11 @@ class GramDualDAQP:
     def load(self, model, alpha, mu):
         """Keep α and load into the Pyomo variables only the α that changed since this object last loaded them
         (and the new cuts'): a set_value per cut and round was 127,000 calls, 0.6 s, in the OCR fold-0 fit. Any
-        other route that writes them clears ``model._alpha_loaded``, and then every α is loaded. Returns the dual
+        other route that writes them clears ``model.master_state.alpha_loaded``, and then every α is loaded. Returns the dual
         master's objective at α."""
         ws = model.ws
         r, dl = ws.size, ws.dl_array()
-        loaded = getattr(model, "_alpha_loaded", None)
+        loaded = model.master_state.alpha_loaded
         if loaded is None or len(loaded) > r:
             changed = np.arange(r)
         else:
@@ -93,8 +94,7 @@ class GramDualDAQP:
         components = ws.components
         for pos in changed.tolist():
             components[pos].set_value(float(alpha[pos]), skip_validation=True)
-        model._alpha_loaded = alpha.copy()
-        model._budget_duals = mu      # ξᵢ of the master: the budget multipliers, per slack
+        model.master_state.alpha_loaded = alpha.copy()
         return float(dl @ alpha) - 0.5 * float(alpha @ self.G @ alpha)
 
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):

@@ -403,9 +403,9 @@ class CuttingPlane:
             # this round's point is not read again (its cuts are in the master, and without the in-out rule no
             # centre keeps it): a program may write the next w into it (m3n's Gram dual does) instead of holding two
             # w-sized vectors at once, 424 MB each on full CoNLL-2002 NER. Never the caller's w0.
-            model.w_spare = self.w
+            model.master_state.w_spare = self.w
         self.solution = self.program.read_solution(model)
-        model.w_spare = None          # a program that did not take it must not keep it alive
+        model.master_state.w_spare = None          # a program that did not take it must not keep it alive
         self.own_w = True
         seconds = time.perf_counter() - t0
         self.w, self.xi = self.solution.w, self.solution.xi
@@ -539,7 +539,7 @@ def aggregate_oldest(program, model, alpha, max_cuts):
             # masters, whose cut components are the α variables; a primal master's component is its row)
             if hasattr(ws.components[-1], "fixed"):
                 ws.components[-1].set_value(total, skip_validation=True)
-            warm = getattr(model, "_gram_daqp", None)
+            warm = model.master_state.gram_daqp
             if warm is not None and len(warm.alpha) == len(alpha):
                 kept = warm.alpha.copy()
                 kept[S] = 0.0
