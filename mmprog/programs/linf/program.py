@@ -9,8 +9,9 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ...cuts import Cuts
 from ...exceptions import ParameterError, SolverError, check_param
 from ...solvers import ProblemClass
-from ..base import Dims, Program, Solution, register
-from ..working_set import WorkingSet, values_of
+from ..base import Dims, MasterState, Program, Solution, register
+from ...solvers import values_of
+from ...cuts import WorkingSet
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ class LInf(Program):
     def objective_at(self, w, hinge=None):
         return self.regulariser(w)
 
-    def fit(self, oracle, **engine_kw):
+    def fit(self, oracle, engine, **engine_kw):
         raise ParameterError("program 'linf' learns from non-negative sparse (Phi, Psi) sets, not from a "
                              "structured data set: use mmprog.linf.LInfMaxMargin().fit(Phi, Psi) or "
                              "mmprog.programs.linf.solve_linf")
@@ -83,6 +84,7 @@ class LInf(Program):
         m.dims = dims
         m.joint_dim = int(dims.dim if joint_dim is None else joint_dim)
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.b = float(self.b)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
         # t >= 0 is implied by -t <= w_j <= t once a column exists; stated so the empty master is bounded
