@@ -561,11 +561,11 @@ def _model_json(path):
 
 @contextlib.contextmanager
 def _verbose_log(verbose):
-    """With ``verbose``: the cutting plane's round table (logger ``mmprog.cutting_plane``) on stderr."""
+    """With ``verbose``: the cutting plane's round table (loggers under ``mmprog.engine``) on stderr."""
     if not verbose:
         yield
         return
-    logger = logging.getLogger("mmprog.cutting_plane")
+    logger = logging.getLogger("mmprog.engine")
     handler = logging.StreamHandler(sys.stderr)
     old = logger.level
     logger.addHandler(handler)
