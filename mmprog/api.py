@@ -112,6 +112,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
                              f"drop checkpoint= and resume=")
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
+    check_n_jobs(n_jobs)
     check_param("order", order, order in (1, 2) and not isinstance(order, bool), "1 or 2")
     check_param("transitions", transitions, transitions in ("all", "seen"), '"all" or "seen"')
     if transitions != "all" and order != 2:
@@ -177,3 +178,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
 def nonzero_weights(w, tol=1e-8):
     """How many weights are non-zero (|w_k| > tol)."""
     return int(np.count_nonzero(np.abs(np.asarray(w)) > tol))
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """``n_jobs`` must be None (every core) or an int >= 1: 0 or -2 would otherwise be taken silently as None or
+    fail deep inside a worker pool after the features are built."""
+    ok = n_jobs is None or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)
+    return check_param(name, n_jobs, ok, "None (every core) or an int >= 1")

@@ -34,7 +34,13 @@ class SolverError(MMProgError, RuntimeError):
 
 
 class ModelFileError(MMProgError, ValueError):
-    """A saved model (JSON + .npz) that cannot be read back: missing file, wrong version, missing field."""
+    """A saved model (JSON + .npz) that cannot be read back: missing file, wrong version, missing field, or an
+    ``.npz`` whose checksum is not the one its ``.json`` recorded."""
+
+
+class EnvironmentFailure(MMProgError, OSError):
+    """The machine, not the input, stopped the work: an output that cannot be written (read-only or full file
+    system, no permission), named with the OS error. The command line exits with code 3 on it."""
 
 
 def check_param(name, value, ok, allowed):
