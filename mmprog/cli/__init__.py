@@ -103,8 +103,8 @@ def _dispatch(argv, debug):
     from .common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL
     args = build_parser().parse_args(argv)
     try:
-        from ..memory import keep_freed_memory
-        # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (mmprog.memory)
+        from ..engine.memory import keep_freed_memory
+        # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (engine.memory)
         keep_freed_memory()
         logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
         rc = args.fn(args)

@@ -157,7 +157,7 @@ def save_first(res, args, out, checkpoint):
     if args.out:
         out["saved"] = save_model(res, args.out, checkpoint)
     if checkpoint:
-        from ..checkpoint import path_of
+        from ..engine.checkpoint import path_of
         out["checkpoint"] = path_of(checkpoint)
     if res.termination != "interrupted":
         return None

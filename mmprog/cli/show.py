@@ -39,7 +39,7 @@ def run(args):
     hook = duality.hook_for(args.program)
     if hook.own_fit:
         # trained outside mmprog.fit (linf: constraint generation over samples)
-        res = hook.fit(load_spec(args.data), solver=args.solver, **program_params(args))
+        res = hook.fit(load_spec(args.data), mmprog.fit, solver=args.solver, **program_params(args))
         res.n_iter, res.n_cuts = res.run.rounds, len(res.run.working_set)
         res.termination = res.run.termination
     else:

@@ -35,6 +35,7 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
     A program that cannot be trained here (data of another kind, no usable solver) gives one skipped row saying
     why. When a solver fails numerically the next usable one is tried, and a ``training`` row says so."""
     from .. import duality
+    from ..api import fit
     from ..exceptions import SolverError, SolverUnavailable
     hook = duality.hook_for(name)
     why = hook.accepts(dataset)
@@ -44,7 +45,7 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
     res = None
     for solver in _training_solvers(name, solvers):
         try:
-            res = hook.fit(dataset, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
+            res = hook.fit(dataset, fit, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
             break
         except SolverError as e:
             failures.append(f"{solver}: {e}")

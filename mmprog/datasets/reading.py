@@ -312,3 +312,17 @@ def check_writable(path, what):
     finally:
         if tmp is not None:
             remove_quietly(tmp)
+
+
+def jsonable(obj):
+    """``obj`` with numpy arrays and scalars turned into lists and Python numbers, dict keys into strings, tuples
+    into lists: what ``json.dumps`` takes (saved models, checkpoints, reports)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
