@@ -64,10 +64,14 @@ def commands():
 
 def build_parser():
     import argparse
+    import shutil
+    import textwrap
 
     from .. import __version__
-    ap = argparse.ArgumentParser(prog="mmprog", description=__doc__.splitlines()[0], epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    # the epilog's table is kept as written (raw), so the description is wrapped here as argparse would wrap it
+    width = shutil.get_terminal_size().columns - 2
+    ap = argparse.ArgumentParser(prog="mmprog", description=textwrap.fill(__doc__.splitlines()[0], width),
+                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=f"mmprog {__version__}")
     ap.add_argument("-v", "--verbose", action="store_true", help="log the cutting-plane progress table")
     ap.add_argument("--debug", action="store_true", help="on an error, show the Python traceback too (for reports)")

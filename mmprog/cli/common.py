@@ -111,8 +111,30 @@ def parse_value(v):
 
 
 def program_params(args):
-    """``--param NAME=VALUE`` options as program keyword arguments."""
-    return {k: parse_value(v) for k, v in (kv.split("=", 1) for kv in args.param or [])}
+    """``--param NAME=VALUE`` options as program keyword arguments, each NAME one the program (``args.program``,
+    default m3n) takes: a one-line :class:`ParameterError` otherwise, before any work."""
+    import inspect
+    params = {}
+    for kv in args.param or []:
+        name, eq, value = kv.partition("=")
+        if not eq or not name.strip():
+            raise ParameterError(f"--param takes NAME=VALUE (e.g. --param beta=0.5); got {kv!r}")
+        params[name.strip()] = parse_value(value)
+    program = getattr(args, "program", None) or "m3n"
+    if not params or getattr(args, "resume", None):
+        return params
+    from ..programs import get_program, registered
+    if program not in registered():
+        return params                       # the command says which programs there are
+    takes = inspect.signature(type(get_program(program)).__init__).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in takes.values()):
+        return params
+    names = [n for n in takes if n not in ("self", "C")]
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ParameterError(f"--param {unknown[0]}: program {program!r} has no parameter {unknown[0]!r}; it takes "
+                             f"{', '.join(names) or 'none'}")
+    return params
 
 
 def training_arguments(p):

@@ -54,6 +54,8 @@ def run(args):
     unknown = set(kw) - {"columns", "sep", "encoding"}
     if unknown:
         raise ParameterError(f"tag reads columns=, sep= and encoding= from the data spec; got {sorted(unknown)}")
+    if kw.get("sep") is not None and (not isinstance(kw["sep"], str) or kw["sep"] == ""):
+        raise ParameterError(f"sep must be a non-empty string (sep=\\t is a tab); got {kw['sep']!r}")
     encoding = kw.get("encoding", "utf-8")
     check_text_encoding(encoding)
     if args.topk is not None and args.topk < 1:

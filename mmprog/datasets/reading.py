@@ -288,17 +288,18 @@ def remove_quietly(path):
 
 
 def check_writable(path, what):
-    """Raise :class:`~mmprog.exceptions.EnvironmentFailure` unless a file can be written beside ``path`` now.
+    """Raise :class:`~mmprog.exceptions.EnvironmentFailure` unless a file can be written beside ``path`` now
+    (:class:`~mmprog.exceptions.ParameterError` if ``path`` is a folder).
 
     The folder is created if missing, and a probe file of 64 KiB is written there and removed: a read-only or
     full file system, or a folder without write permission, is found before any work instead of after it.
     ``what`` names the option in the message (``--out``).
     """
-    from ..exceptions import EnvironmentFailure
+    from ..exceptions import EnvironmentFailure, ParameterError
     path = os.fspath(path)
     if os.path.exists(path) and not os.path.isfile(path):
         if os.path.isdir(path):
-            raise EnvironmentFailure(f"{what} {path}: is a directory; give a file name")
+            raise ParameterError(f"{what} {path}: is a directory; give a file name")
         return               # a device or a pipe (/dev/null, /dev/stdout): written in place, tried when written
     tmp = None
     try:
