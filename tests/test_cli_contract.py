@@ -99,7 +99,8 @@ def test_train_and_export_refuse_outputs_that_are_inputs_before_the_fit(work, tm
                  ["train", "--data", f"tsv:{lp}", "--export", lp],
                  ["train", "--data", f"tsv:{data}", "--out", tmp_path / "data"],
                  ["train", "--data", "tiny:seed=0", "--out", tmp_path / "m", "--checkpoint", tmp_path / "m"],
-                 ["export", "--data", f"tsv:{lp}", "--out", lp]):
+                 ["export", "--data", f"tsv:{lp}", "--out", lp],
+                 ["show", "--data", f"tsv:{lp}", "--export-dual", lp]):
         rc, _, err = run(capsys, *argv)
         assert rc == 2 and "would destroy" in one_line_error(err), argv
     assert fits == [] and (data.read_bytes(), lp.read_bytes()) == before
@@ -328,19 +329,22 @@ def test_outputs_get_the_umask_and_keep_an_overwritten_mode(work, tmp_path, caps
     try:
         m = tmp_path / "m"
         assert main(["train", "--data", "tiny:seed=0", "--eps", "0.01", "--out", str(m), "--export",
-                     str(tmp_path / "p.lp"), "--json"]) == 0
+                     str(tmp_path / "p.lp"), "--checkpoint", str(tmp_path / "ck"), "--checkpoint-every", "1",
+                     "--json"]) == 0
         tagged = tmp_path / "tagged.txt"
         assert main(["tag", "--model", str(work / "ner"), "--data", f"conll:{work / 'test.txt'}", "--out",
                      str(tagged)]) == 0
-        for p in (m.with_suffix(".json"), m.with_suffix(".npz"), tmp_path / "p.lp", tagged):
+        written = (m.with_suffix(".json"), m.with_suffix(".npz"), tmp_path / "p.lp", tmp_path / "ck.npz", tagged)
+        for p in written:
             assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
-        for p in (m.with_suffix(".json"), m.with_suffix(".npz"), tmp_path / "p.lp", tagged):
+        for p in written:
             os.chmod(p, 0o640)
         assert main(["train", "--data", "tiny:seed=1", "--eps", "0.01", "--out", str(m), "--export",
-                     str(tmp_path / "p.lp"), "--json"]) == 0
+                     str(tmp_path / "p.lp"), "--checkpoint", str(tmp_path / "ck"), "--checkpoint-every", "1",
+                     "--json"]) == 0
         assert main(["tag", "--model", str(work / "ner"), "--data", f"conll:{work / 'test.txt'}", "--out",
                      str(tagged)]) == 0
-        for p in (m.with_suffix(".json"), m.with_suffix(".npz"), tmp_path / "p.lp", tagged):
+        for p in written:
             assert stat.S_IMODE(p.stat().st_mode) == 0o640, p
         os.umask(0o027)
         assert main(["tag", "--model", str(work / "ner"), "--data", f"conll:{work / 'test.txt'}", "--out",
