@@ -67,7 +67,7 @@ def build_parser():
     import shutil
     import textwrap
 
-    from .. import __version__
+    from ..version import __version__
     # the epilog's table is kept as written (raw), so the description is wrapped here as argparse would wrap it
     width = shutil.get_terminal_size().columns - 2
     ap = argparse.ArgumentParser(prog="mmprog", description=textwrap.fill(__doc__.splitlines()[0], width),
