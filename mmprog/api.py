@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import ParameterError, check_param
+from .exceptions import ParameterError, check_n_jobs, check_param
 from .programs import get_program
 
 
@@ -178,10 +178,3 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
 def nonzero_weights(w, tol=1e-8):
     """How many weights are non-zero (|w_k| > tol)."""
     return int(np.count_nonzero(np.abs(np.asarray(w)) > tol))
-
-
-def check_n_jobs(n_jobs, name="n_jobs"):
-    """``n_jobs`` must be None (every core) or an int >= 1: 0 or -2 would otherwise be taken silently as None or
-    fail deep inside a worker pool after the features are built."""
-    ok = n_jobs is None or (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1)
-    return check_param(name, n_jobs, ok, "None (every core) or an int >= 1")

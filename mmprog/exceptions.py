@@ -60,3 +60,11 @@ def check_param(name, value, ok, allowed):
     if not ok:
         raise ParameterError(f"{name} must be {allowed}; got {value!r}")
     return value
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """``n_jobs`` must be None (every core) or an int >= 1: 0 or -2 would otherwise be taken silently as None or
+    fail deep inside a worker pool after the features are built."""
+    from numbers import Integral
+    ok = n_jobs is None or (isinstance(n_jobs, Integral) and not isinstance(n_jobs, bool) and n_jobs >= 1)
+    return check_param(name, n_jobs, ok, "None (every core) or an int >= 1")

@@ -100,7 +100,7 @@ def fit_text(corpus, templates="rich", min_count=1, lexicons=None, tag_scheme="a
         ``tag_scheme`` not one of the two, or ``"iobes"`` on labels that are not BIO/IOB1 chunk labels.
     """
     import mmprog
-    from .api import check_n_jobs
+    from .exceptions import check_n_jobs
     from .features.templates import TemplateExtractor
     from .tag_schemes import check_chunk_labels, check_tag_scheme, detect_file_scheme, to_iobes
     check_tag_scheme(tag_scheme)

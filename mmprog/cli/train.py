@@ -70,7 +70,7 @@ def add_arguments(p):
 def check_before_fit(args, checkpoint):
     """Before the data are read: parameters in range, no output that is an input (or another output), and every
     output writable — so that a finished fit is never lost to a bad path."""
-    from ..api import check_n_jobs
+    from ..exceptions import check_n_jobs
     from ..engine.checkpoint import path_of
     from ..exceptions import ParameterError
     check_n_jobs(args.n_jobs, "--n-jobs")
