@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import ParameterError, check_param
+from .exceptions import ParameterError, check_n_jobs, check_param
 from .programs import get_program
 
 
@@ -113,6 +113,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
                              f"drop checkpoint= and resume=")
     slack = slack or getattr(prog, "default_slack", "n")
     check_param("slack", slack, slack in ("n", "one"), '"n" or "one"')
+    check_n_jobs(n_jobs)
     check_param("order", order, order in (1, 2) and not isinstance(order, bool), "1 or 2")
     check_param("transitions", transitions, transitions in ("all", "seen"), '"all" or "seen"')
     if transitions != "all" and order != 2:

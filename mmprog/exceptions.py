@@ -34,7 +34,13 @@ class SolverError(MMProgError, RuntimeError):
 
 
 class ModelFileError(MMProgError, ValueError):
-    """A saved model (JSON + .npz) that cannot be read back: missing file, wrong version, missing field."""
+    """A saved model (JSON + .npz) that cannot be read back: missing file, wrong version, missing field, or an
+    ``.npz`` whose checksum is not the one its ``.json`` recorded."""
+
+
+class EnvironmentFailure(MMProgError, OSError):
+    """The machine, not the input, stopped the work: an output that cannot be written (read-only or full file
+    system, no permission), named with the OS error. The command line exits with code 3 on it."""
 
 
 def check_param(name, value, ok, allowed):
@@ -54,3 +60,11 @@ def check_param(name, value, ok, allowed):
     if not ok:
         raise ParameterError(f"{name} must be {allowed}; got {value!r}")
     return value
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """``n_jobs`` must be None (every core) or an int >= 1: 0 or -2 would otherwise be taken silently as None or
+    fail deep inside a worker pool after the features are built."""
+    from numbers import Integral
+    ok = n_jobs is None or (isinstance(n_jobs, Integral) and not isinstance(n_jobs, bool) and n_jobs >= 1)
+    return check_param(name, n_jobs, ok, "None (every core) or an int >= 1")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 import numpy as np
 
@@ -112,21 +111,25 @@ class Predictor:
                "label_names": self.label_names, "meta": jsonable(self.meta)}
         if self.extractor is not None:
             doc["extractor"] = jsonable(ex_desc)
-        d = os.path.dirname(os.path.abspath(base))
-        os.makedirs(d, exist_ok=True)
-        tmp_j = tempfile.NamedTemporaryFile("w", dir=d, suffix=".json.tmp", delete=False)
-        tmp_n = tempfile.NamedTemporaryFile("wb", dir=d, suffix=".npz.tmp", delete=False)
+        from .datasets.reading import publish, remove_quietly, temporary_beside
+        os.makedirs(os.path.dirname(os.path.abspath(base)), exist_ok=True)
+        tmps = []
         try:
-            with tmp_j:
-                json.dump(doc, tmp_j, indent=1)
-            with tmp_n:
-                np.savez_compressed(tmp_n, **arrays)
-            os.replace(tmp_n.name, base + ".npz")
-            os.replace(tmp_j.name, base + ".json")
+            fd, tmp_n = temporary_beside(base + ".npz")
+            tmps.append(tmp_n)
+            with os.fdopen(fd, "wb") as fh:
+                np.savez_compressed(fh, **arrays)
+            # the .json names its .npz by checksum: an array file from another model beside it is refused on load
+            doc["npz_sha256"] = sha256_of(tmp_n)
+            fd, tmp_j = temporary_beside(base + ".json")
+            tmps.append(tmp_j)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1)
+            publish(tmp_n, base + ".npz")
+            publish(tmp_j, base + ".json")
         finally:
-            for t in (tmp_j.name, tmp_n.name):
-                if os.path.exists(t):
-                    os.unlink(t)
+            for t in tmps:
+                remove_quietly(t)
         return base + ".json"
 
 
@@ -148,6 +151,11 @@ def load(path):
         if not os.path.isfile(p):
             raise ModelFileError(f"{p}: no such file; a saved model is a .json and a .npz with the same stem")
     doc = _read_model_json(jpath)
+    recorded = doc.get("npz_sha256")          # absent in models saved before checksums were recorded
+    if recorded is not None and sha256_of(npath) != recorded:
+        raise ModelFileError(f"{npath}: its sha256 is not the {str(recorded)[:16]}... that the model's .json "
+                             f"records: the array file belongs to another model or was changed; keep a model's two "
+                             f"files together")
     arrays = read_npz(npath, npath, ModelFileError)
     if "w" not in arrays:
         raise ModelFileError(f"{npath}: missing array 'w' (has {sorted(arrays)})")
@@ -185,6 +193,7 @@ _MODEL_FIELDS = {
     "params": ((dict, type(None)), "an object", False),
     "label_names": ((list, type(None)), "a list of strings", False),
     "meta": ((dict, type(None)), "an object", False),
+    "npz_sha256": (str, "a hex SHA-256 string", False),
 }
 
 
@@ -366,6 +375,16 @@ class Result(Predictor):
         s = self.summary()
         return (f"Result(program={s['program']!r}, termination={s['termination']!r}, n_iter={s['n_iter']}, "
                 f"n_cuts={s['n_cuts']}, primal_objective={s['primal_objective']:.6g}, gap={s['gap']:.2e})")
+
+
+def sha256_of(path):
+    """Hex SHA-256 of the file at ``path`` (read in 1 MiB pieces)."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _base(path):

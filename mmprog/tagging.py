@@ -55,8 +55,8 @@ def read_templates(spec):
     if spec in PRESETS:
         return spec
     if os.path.isfile(spec):
-        with open(spec, encoding="utf-8") as fh:
-            return fh.read().splitlines()
+        from .datasets.reading import iter_lines
+        return [text for _, text in iter_lines(spec)]     # undecodable bytes: a DataError naming file and line
     raise ParameterError(f"templates must be a preset ({', '.join(sorted(PRESETS))}) or a CRF++ template file; "
                          f"{spec!r} is neither")
 
@@ -100,9 +100,11 @@ def fit_text(corpus, templates="rich", min_count=1, lexicons=None, tag_scheme="a
         ``tag_scheme`` not one of the two, or ``"iobes"`` on labels that are not BIO/IOB1 chunk labels.
     """
     import mmprog
+    from .exceptions import check_n_jobs
     from .features.templates import TemplateExtractor
     from .tag_schemes import check_chunk_labels, check_tag_scheme, detect_file_scheme, to_iobes
     check_tag_scheme(tag_scheme)
+    check_n_jobs(fit_kwargs.get("n_jobs"))     # before the features are built, not after
     if corpus.labels is None:
         raise DataError(f"{corpus.name}: the training text has no label column; give columns=... naming it")
     scheme_meta = {"tag_scheme": tag_scheme}
@@ -234,23 +236,41 @@ def _input_columns(predictor, n_fields, source, line, columns, label_column):
                     f"(with the gold {lab}); give columns=... in the data spec")
 
 
-def text_chunks(stream, chunk_bytes=1 << 22, source="-"):
+def text_chunks(stream, chunk_bytes=1 << 22, source="-", encoding="utf-8"):
     """Cut a binary stream of CoNLL text into pieces that end at a sentence boundary (a blank line).
+
+    Parameters
+    ----------
+    stream : binary file object
+    chunk_bytes : int
+        About how much is read at a time.
+    source : str
+        Name of the input in messages.
+    encoding : str
+        Text encoding: one that writes ``\n`` as the byte 0x0A (UTF-8, Latin-1, cp1252, ...; not UTF-16).
 
     Yields
     ------
     first_line : int
         1-based line number of the piece's first line.
     text : str
-        Whole lines, decoded as UTF-8, ``\r\n`` read as ``\n``.
+        Whole lines, decoded, ``\r\n`` read as ``\n``.
+
+    Raises
+    ------
+    DataError
+        A line that cannot be decoded, or a stream that cannot be read (a gzip file cut short or corrupted).
+    ParameterError
+        An encoding Python does not know, or one that does not write line ends as single bytes.
     """
+    check_text_encoding(encoding)
     rest, line = b"", 1
     while True:
-        block = stream.read(chunk_bytes)
+        block = _read(stream, chunk_bytes, source)
         data = rest + block
         if not block:
             if data.strip():
-                yield line, _decode(data, line, source)
+                yield line, _decode(data, line, source, encoding)
             return
         cut = data.rfind(b"\n\n")
         cut2 = data.rfind(b"\n\r\n")
@@ -262,20 +282,44 @@ def text_chunks(stream, chunk_bytes=1 << 22, source="-"):
         head, rest = data[: cut + 2], data[cut + 2:]
         if line == 1 and head.startswith(b"\xef\xbb\xbf"):
             head = head[3:]
-        yield line, _decode(head, line, source)
+        yield line, _decode(head, line, source, encoding)
         line += head.count(b"\n")
 
 
-def _decode(data, line, source):
+def check_text_encoding(encoding):
+    """Raise :class:`ParameterError` unless ``encoding`` is a codec Python knows that writes line ends as the
+    single byte 0x0A (text is cut into pieces at blank lines before it is decoded)."""
+    import codecs
     try:
-        return data.decode("utf-8").replace("\r\n", "\n")
+        codecs.lookup(encoding)
+        ok = "a\n\nb".encode(encoding) == b"a\n\nb"
+    except (LookupError, TypeError, UnicodeError):
+        ok = False
+    if not ok:
+        raise ParameterError(f"encoding must be a codec Python knows that writes a line end as one byte (utf-8, "
+                             f"latin-1, cp1252, ...); got {encoding!r}")
+
+
+def _read(stream, n, source):
+    import zlib
+    try:
+        return stream.read(n)
+    except (OSError, EOFError, zlib.error) as exc:   # a gzip stream cut short (EOFError) or damaged (zlib, BadGzip)
+        from .datasets.reading import one_line
+        raise DataError(f"{source}: cannot read the file ({one_line(exc)}); is the gzip file complete?") from None
+
+
+def _decode(data, line, source, encoding="utf-8"):
+    try:
+        return data.decode(encoding).replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
         bad = line + data[: exc.start].count(b"\n")
-        raise DataError(f"{source}:{bad}: cannot decode the line as UTF-8 ({exc.reason})") from None
+        raise DataError(f"{source}:{bad}: cannot decode the line as {encoding} ({exc.reason}); is the file in "
+                        f"another encoding (encoding= in the data spec)?") from None
 
 
 def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals=False, topk=None,
-               chunk_bytes=1 << 22):
+               chunk_bytes=1 << 22, encoding="utf-8"):
     """Tag CoNLL text and write every token line followed by its predicted label, as crf_test does.
 
     The input is read, tagged and written in pieces of about ``chunk_bytes`` that end at sentence boundaries, so
@@ -301,8 +345,12 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
         trained with ``tag_scheme="iobes"`` it is the marginal of the IOBES label the chain decoded (e.g. of
         ``E-NP`` where ``I-NP`` is written).
     topk : int, optional
-        Write the K best labelings of each sentence instead, each preceded by ``# k score`` (an IOBES model's
-        labelings converted back one by one, so two of them may read the same in the file's encoding).
+        Write the K best labelings of each sentence instead, each preceded by a header line ``#k=K,score=S`` (an
+        IOBES model's labelings converted back one by one, so two of them may read the same in the file's
+        encoding). The header is one field and a token line at least two (its columns and the label), so no token
+        line — not even one whose form is ``#`` — reads as a header.
+    encoding : str
+        Text encoding of the input (:func:`text_chunks`).
 
     Returns
     -------
@@ -318,7 +366,7 @@ def tag_stream(predictor, stream, source, out, columns=None, sep=None, marginals
     n_sent = n_tok = 0
     cols = None if columns is None else tuple(columns)
     scheme = _iobes_model(predictor)
-    for first, text in text_chunks(stream, chunk_bytes, source):
+    for first, text in text_chunks(stream, chunk_bytes, source, encoding):
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -463,7 +511,7 @@ def _write_topk(lines, tok_at, starts, lengths, top, names, out, scheme=None):
         for r in range(labels.shape[1]):
             if not np.isfinite(scores[s, r]):
                 break        # fewer than K labelings exist
-            parts.append(f"# {r} {scores[s, r]:.6f}\n")
+            parts.append(f"#k={r},score={scores[s, r]:.6f}\n")
             tags = names[labels[s, r, :n]].tolist()
             if scheme:
                 tags = from_iobes(tags, scheme)

@@ -253,9 +253,9 @@ def test_cli_train_tag_evaluate_predict_with_iobes(tmp_path, capsys):
     top = tmp_path / "top.txt"
     assert main(["tag", "--model", model, "--data", f"conll:{test}", "--topk", "3", "--out", str(top)]) == 0
     blocks = top.read_text(encoding="utf-8").split("\n\n")
-    best = [[ln.split()[-1] for ln in b.splitlines()[1:]] for b in blocks if b.startswith("# 0 ")]
+    best = [[ln.split()[-1] for ln in b.splitlines()[1:]] for b in blocks if b.startswith("#k=0,")]
     assert best == pred
-    everyone = [[ln.split()[-1] for ln in b.splitlines()[1:]] for b in blocks if b.startswith("# ")]
+    everyone = [[ln.split()[-1] for ln in b.splitlines()[1:]] for b in blocks if b.startswith("#k=")]
     assert len(everyone) > len(pred) and all(valid(s, "bio") for s in everyone)
 
 

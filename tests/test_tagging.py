@@ -250,9 +250,9 @@ def test_tag_unlabelled_stdin_marginals_topk(files, capsys, monkeypatch):
     assert all(np.allclose(m.sum(axis=1), 1) for m in M)
     rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{raw}", "--topk", "2"])
     assert rc == 0, err
-    heads = [r for r in out.split("\n") if r.startswith("# ")]
+    heads = [r for r in out.split("\n") if r.startswith("#k=")]
     assert len(heads) == 2 * len(sents)
-    scores = [float(h.split()[2]) for h in heads]
+    scores = [float(h.split("score=")[1]) for h in heads]
     assert all(a >= b for a, b in zip(scores[::2], scores[1::2]))
 
 
@@ -461,9 +461,9 @@ def test_bigram_templates_with_macros_train_tag_from_the_command_line(files, cap
     assert fmap.n_edge_features == ex.n_edge_features_ > 0
     rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{test}", "--topk", "2"])
     assert rc == 0, err
-    heads = [line.split() for line in out.split("\n") if line.startswith("# ")]
-    firsts = [j for j, h in enumerate(heads) if h[1] == "0"]     # "# 0 score" opens each sentence's list
-    top_k = [[float(h[2]) for h in heads[a:b]] for a, b in zip(firsts, firsts[1:] + [len(heads)])]
+    heads = [line[1:].split(",") for line in out.split("\n") if line.startswith("#k=")]
+    firsts = [j for j, h in enumerate(heads) if h[0] == "k=0"]     # "#k=0,score=S" opens each sentence's list
+    top_k = [[float(h[1][len("score="):]) for h in heads[a:b]] for a, b in zip(firsts, firsts[1:] + [len(heads)])]
     rc, out, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{test}", "--marginals"])
     assert rc == 0, err
     rows = [r for r in out.split("\n") if r]

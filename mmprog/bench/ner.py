@@ -13,7 +13,7 @@ invocation on the very same features: mmprog's extractor writes the training and
 (``TAG qid:SEQ FEAT:VALUE ...``), and SVM^hmm is run with ``-c n -e EPS --t 1 --e 0`` (first-order transitions,
 emissions of the current token — the chain map mmprog uses; ``-c n`` is C = 1 on the n-slack scale, see
 README's Solvers section). Both fits run in child processes measured the same way
-(:func:`mmprog.bench.ocr._measure`: wall, CPU with workers, peak resident memory of the process tree). Without the
+(:func:`mmprog.bench.ocr.measure_process`: wall, CPU with workers, peak resident memory of the process tree). Without the
 flag the table shows SVM^hmm's recorded figures and says so. SVM^hmm is non-commercial software: mmprog never
 ships, downloads or builds it.
 """
@@ -133,8 +133,8 @@ def _child_cmd(args, extra):
 def run_mmprog(args, log, extra=()):
     """Measure one fit child; (wall, CPU, peak MB, its JSON record). Raises ``RuntimeError`` with its last words
     if it failed."""
-    from .ocr import _measure
-    wall, cpu, peak, rc = _measure(_child_cmd(args, ["--child"] + list(extra)), log)
+    from .ocr import measure_process
+    wall, cpu, peak, rc = measure_process(_child_cmd(args, ["--child"] + list(extra)), log)
     lines = open(log).read().strip().splitlines()
     if rc != 0 or not lines or not lines[-1].startswith("{"):
         raise RuntimeError(f"mmprog child failed (exit {rc}): {' | '.join(lines[-3:])}")
@@ -144,18 +144,18 @@ def run_mmprog(args, log, extra=()):
 def run_svmhmm(args, tmp):
     """Export, learn (measured), classify testb; (wall, CPU, peak MB, numbers dict)."""
     from mmprog.metrics import chunk_prf
-    from .ocr import _measure, _svmhmm_numbers
+    from .ocr import measure_process, svmhmm_numbers
     rc = subprocess.call(_child_cmd(args, ["--export", tmp]))
     if rc != 0:
         raise RuntimeError(f"exporting the features for SVM^hmm failed (exit {rc})")
     meta = json.load(open(os.path.join(tmp, "labels.json")))
     log = os.path.join(tmp, "svmhmm_learn.log")
     model = os.path.join(tmp, "svmhmm.model")
-    wall, cpu, peak, rc = _measure([args.svmhmm, "-c", repr(args.C * meta["n"]), "-e", repr(args.eps), "--t", "1",
+    wall, cpu, peak, rc = measure_process([args.svmhmm, "-c", repr(args.C * meta["n"]), "-e", repr(args.eps), "--t", "1",
                                     "--e", "0", os.path.join(tmp, "train.dat"), model], log)
     if rc != 0:
         raise RuntimeError(f"svm_hmm_learn failed (exit {rc}): {open(log).read()[-300:]}")
-    h = _svmhmm_numbers(log)
+    h = svmhmm_numbers(log)
     classify = os.path.join(os.path.dirname(os.path.abspath(args.svmhmm)), "svm_hmm_classify")
     h["f1"] = float("nan")
     if os.access(classify, os.X_OK):
@@ -173,7 +173,7 @@ def run_svmhmm(args, tmp):
     return wall, cpu, peak, h
 
 
-def _parser(prog, doc):
+def bench_parser(prog, doc):
     ap = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     ap.add_argument("--limit", type=int, default=None, help="first N training sentences (default all 8,323)")
     ap.add_argument("--C", type=float, default=1.0, help="C on the n-slack scale (SVM^hmm gets -c C·n)")
@@ -194,7 +194,7 @@ def _parser(prog, doc):
 
 
 def main(argv=None):
-    ap = _parser("python -m mmprog.bench ner", __doc__)
+    ap = bench_parser("python -m mmprog.bench ner", __doc__)
     ap.add_argument("--svmhmm", default=None, metavar="PATH",
                     help="your svm_hmm_learn binary, run on the same features and C in this invocation")
     args = ap.parse_args(argv)

@@ -48,7 +48,7 @@ def _tree_rss_kb(pid):
     return total, hwm
 
 
-def _measure(cmd, out_path):
+def measure_process(cmd, out_path):
     """Run ``cmd`` with stdout to ``out_path``; (wall s, CPU s, peak MB, return code).
 
     CPU: user + system of the child and its waited-for workers, from ``os.wait4``. Peak: the largest resident
@@ -78,7 +78,7 @@ def _write_svmhmm(ds, path):
                 fh.write(f"{int(y[t]) + 1} qid:{q + 1} " + " ".join(f"{j + 1}:{x[t, j]:.10g}" for j in nz) + "\n")
 
 
-def _svmhmm_numbers(log_path):
+def svmhmm_numbers(log_path):
     text = open(log_path).read()
     out = {}
     for key, pat in (("dual", r"dval=([-0-9.eE+]+)"), ("primal", r"pval=([-0-9.eE+]+)"),
@@ -228,7 +228,7 @@ def main(argv=None):
                    "--oracle", args.oracle, "--child", repr(eps)] + \
                   (["--n-jobs", str(args.n_jobs)] if args.n_jobs else [])
             log = os.path.join(tmp, f"mmprog_{eps}.log")
-            wall, cpu, peak, rc = _measure(cmd, log)
+            wall, cpu, peak, rc = measure_process(cmd, log)
             lines = open(log).read().strip().splitlines()
             if rc != 0 or not lines:
                 print(f"mmprog child failed (exit {rc}): {' '.join(lines[-3:])}", file=sys.stderr)
@@ -240,12 +240,12 @@ def main(argv=None):
                   f"{tm['solver']:7.1f} {r['test_err']:8.4f}   ({r['solver']})")
             if args.svmhmm:
                 log = os.path.join(tmp, f"svmhmm_{eps}.log")
-                wall, cpu, peak, rc = _measure([args.svmhmm, "-c", "100", "-e", repr(eps), "--t", "1", "--e", "0",
+                wall, cpu, peak, rc = measure_process([args.svmhmm, "-c", "100", "-e", repr(eps), "--t", "1", "--e", "0",
                                                 os.path.join(tmp, "train.dat"), os.path.join(tmp, "model")], log)
                 if rc != 0:
                     print(f"svm_hmm_learn failed (exit {rc}): {open(log).read()[-300:]}", file=sys.stderr)
                     return 1
-                h = _svmhmm_numbers(log)
+                h = svmhmm_numbers(log)
                 print(f"{eps:5g} {'svm_hmm':>7} {h['dual']:10.2f} {h['primal']:9.2f} {int(h['iterations']):6d} "
                       f"{wall:7.1f} {cpu:7.1f} {peak:8.0f}")
             else:

@@ -3,7 +3,7 @@
 The fit of ``python -m mmprog.bench ner`` (134 templates, ``m3n`` 1-slack, C = 1, eps 0.5, ``--drop-after 10``,
 the working set unbounded unless ``--max-cuts`` is given)
 on the first 1,000 / 2,000 / 4,000 / 8,323 CoNLL-2002 Spanish training sentences (``--sizes``), each in its own
-child process measured by :func:`mmprog.bench.ocr._measure` (peak resident memory of the process tree, CPU with
+child process measured by :func:`mmprog.bench.ocr.measure_process` (peak resident memory of the process tree, CPU with
 workers), without the testb evaluation. Per size: tokens, joint features, rounds, seconds per round (the fit's
 wall time over its rounds, and the oracle's share), the fit's wall time, the largest number of ΔF non-zeros the
 working set held and the peak memory.
@@ -14,11 +14,11 @@ import os
 import sys
 import tempfile
 
-from .ner import _parser, run_mmprog
+from .ner import bench_parser, run_mmprog
 
 
 def main(argv=None):
-    ap = _parser("python -m mmprog.bench scale", __doc__)
+    ap = bench_parser("python -m mmprog.bench scale", __doc__)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8323],
                     help="training sentences per fit (the first N; 8323 is all)")
     args = ap.parse_args(argv)

@@ -2,7 +2,8 @@
 
 Data are given as a loader name and a path or generator parameters, e.g. ``--data ocr:../shared/data/ocr_letters/letters.npz``,
 ``--data tsv:my.tsv``, ``--data synthetic:seed=0,n_instances=200`` (``mmprog data`` lists them).
-Every command takes ``--json`` for machine-readable output. Errors are one line on stderr with exit code 2.
+Every command takes ``--json`` for machine-readable output. Errors are one line on stderr; the exit codes are a
+contract (:data:`EPILOG`, docs/cli.md).
 
 One module of this package per sub-command, found by name: a module that defines ``NAME`` (the sub-command),
 ``HELP`` (its line in ``mmprog --help``), ``ORDER`` (its place in that list), ``add_arguments(parser)`` and
@@ -11,20 +12,46 @@ in :mod:`mmprog.cli.common`.
 """
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
-import pkgutil
 import sys
 
-from ..version import __version__
-from ..exceptions import MMProgError
-from ..engine.memory import keep_freed_memory
-from .common import EXIT_INTERRUPTED
+# Only the standard library is imported here, and KeyboardInterrupt is caught from the first line of main(); between
+# this line and main() (the rest of `from mmprog.cli import main` in the mmprog script) the hook below says it in one
+# line: a Ctrl-C at any moment after the interpreter has reached this module never shows a traceback.
+
+
+def _interrupted_hook(exc_type, exc, tb, _previous=sys.excepthook):
+    if issubclass(exc_type, KeyboardInterrupt) and "--debug" not in sys.argv:
+        print("mmprog: interrupted", file=sys.stderr)
+        return
+    _previous(exc_type, exc, tb)
+
+
+if sys.excepthook is sys.__excepthook__:
+    sys.excepthook = _interrupted_hook
+
+EPILOG = """exit codes:
+  0    success
+  1    verify or catalogue --check ran and found a failed check or drift
+  2    bad input or parameter: one line naming the file and line or field, or the
+       parameter, its range and the value got
+  3    the environment failed the work: an output that cannot be written (read-only
+       or full file system, no permission) or memory exhausted; one line naming the
+       path and the OS error (a finished model is saved elsewhere and the line says
+       where)
+  4    a defect of mmprog: one line; rerun with --debug for the traceback
+  130  interrupted by SIGINT (Ctrl-C), or by SIGTERM during a fit; a fit writes
+       its --out and checkpoint first
+
+Outputs never replace an input of the same command (refused before any work),
+are written under a temporary name and renamed into place (umask permissions,
+an overwritten file keeps its mode), and --out/--checkpoint/--export are tried
+before a fit starts. Reference: docs/cli.md."""
 
 
 def commands():
     """The command modules of this package, in their ``ORDER`` (then by name)."""
+    import importlib
+    import pkgutil
     mods = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -36,9 +63,18 @@ def commands():
 
 
 def build_parser():
-    ap = argparse.ArgumentParser(prog="mmprog", description=__doc__.splitlines()[0])
+    import argparse
+    import shutil
+    import textwrap
+
+    from ..version import __version__
+    # the epilog's table is kept as written (raw), so the description is wrapped here as argparse would wrap it
+    width = shutil.get_terminal_size().columns - 2
+    ap = argparse.ArgumentParser(prog="mmprog", description=textwrap.fill(__doc__.splitlines()[0], width),
+                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=f"mmprog {__version__}")
     ap.add_argument("-v", "--verbose", action="store_true", help="log the cutting-plane progress table")
+    ap.add_argument("--debug", action="store_true", help="on an error, show the Python traceback too (for reports)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     for mod in commands():
         p = sub.add_parser(mod.NAME, help=mod.HELP)
@@ -48,21 +84,80 @@ def build_parser():
 
 
 def main(argv=None):
-    ap = build_parser()
-    args = ap.parse_args(argv)
-    # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (see mmprog.engine.memory)
-    keep_freed_memory()
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    """Run one ``mmprog`` command line; returns the exit code (argparse's usage errors exit 2 through SystemExit).
+
+    Every failure ends in one line on stderr and an exit code of the contract (:data:`EPILOG`); ``--debug`` lets
+    the exception through, traceback and all."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
     try:
-        rc = args.fn(args)
-    except MMProgError as e:
-        print(f"mmprog: error: {e}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-        print(f"mmprog: error: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 2
+        return _dispatch(argv, debug)
     except KeyboardInterrupt:
-        # outside a fit (loading data, evaluating): nothing to keep
+        if debug:
+            raise
+        # outside a fit (starting, loading data, evaluating): nothing to keep
         print("mmprog: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return int(rc or 0)
+        return 130
+
+
+def _dispatch(argv, debug):
+    import logging
+
+    from ..exceptions import EnvironmentFailure, MMProgError
+    from .common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL
+    args = build_parser().parse_args(argv)
+    try:
+        from ..engine.memory import keep_freed_memory
+        # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (engine.memory)
+        keep_freed_memory()
+        logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+        rc = args.fn(args)
+        try:
+            sys.stdout.flush()          # a full or closed standard output fails here, not at exit
+        except OSError as e:
+            e.filename = "standard output"
+            raise
+        return int(rc or 0)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:
+        if debug:
+            raise
+        if isinstance(e, EnvironmentFailure):
+            return _fail(str(e), EXIT_ENVIRONMENT)
+        if isinstance(e, MMProgError):
+            return _fail(str(e), EXIT_BAD_INPUT)
+        if isinstance(e, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
+            return _fail(f"{e.filename}: {e.strerror}", EXIT_BAD_INPUT)
+        if isinstance(e, BrokenPipeError):
+            _silence_stdout()
+            return _fail("standard output was closed before the output was written (broken pipe)", EXIT_ENVIRONMENT)
+        if isinstance(e, OSError):
+            if e.filename in (None, "standard output"):
+                _silence_stdout()
+            where = e.filename if e.filename is not None else "writing the output"
+            return _fail(f"{where}: {e.strerror or e}", EXIT_ENVIRONMENT)
+        if isinstance(e, MemoryError):
+            return _fail(f"out of memory ({e or 'MemoryError'}); try smaller data or --max-cuts", EXIT_ENVIRONMENT)
+        from ..datasets.reading import one_line
+        return _fail(f"internal error ({type(e).__name__}: {one_line(e)[:300]}); this is a defect of mmprog: rerun "
+                     f"with --debug and report the traceback", EXIT_INTERNAL)
+
+
+def _fail(message, code):
+    print(f"mmprog: error: {message}", file=sys.stderr)
+    return code
+
+
+def _silence_stdout():
+    """Point standard output at /dev/null, so that the interpreter's last flush at exit cannot fail again (only
+    the process's own standard output, never a stream put in its place by a caller)."""
+    import os
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -2,6 +2,8 @@
 instances) from the fixed tiny data file, or check it for drift."""
 from __future__ import annotations
 
+import os
+
 from .common import print_result
 
 NAME = "catalogue"
@@ -19,6 +21,9 @@ def add_arguments(p):
 
 def run(args):
     from .. import catalogue
+    if args.data is not None and os.path.exists(args.data):
+        from ..datasets.registry import load_spec
+        load_spec(f"tsv:{args.data}")       # a damaged data file: one line naming it, not a decoding traceback
     if args.check:
         drift = catalogue.check(args.out, data=args.data)
         if args.json:

@@ -8,16 +8,26 @@ import io
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
-from ..exceptions import MMProgError, ParameterError
+from ..exceptions import EnvironmentFailure, MMProgError, ParameterError
 
 #: The data of ``verify`` and ``show`` when ``--data`` is not given.
 DEFAULT_DATA = "tiny:seed=0"
 
-#: Exit code of a fit ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); its --out files are written.
+#: Exit codes of every command (the contract written in ``mmprog --help`` and docs/cli.md).
+EXIT_OK = 0
+#: verify or catalogue --check ran and found a failed check or drift
+EXIT_CHECK_FAILED = 1
+#: bad input or parameter: one line naming the file and line or field, or the parameter, its range and the value
+EXIT_BAD_INPUT = 2
+#: the machine failed the work (read-only or full file system, no permission to write, out of memory): one line
+#: naming the path and the OS error
+EXIT_ENVIRONMENT = 3
+#: a defect of mmprog itself (an exception it did not expect): one line; ``mmprog --debug ...`` shows the traceback
+EXIT_INTERNAL = 4
+#: Exit code of a run ended by SIGINT/SIGTERM (128 + SIGINT, as shells report it); a fit's --out files are written.
 EXIT_INTERRUPTED = 130
 
 
@@ -54,6 +64,27 @@ def load_data(spec, train_fold=None, part="train"):
     return ds[np.nonzero(mask if part == "train" else ~mask)[0]]
 
 
+def model_data(pred, spec, train_fold=None):
+    """The data of ``predict``/``evaluate`` for the saved model ``pred``, refused in one line when it is not the
+    kind the model reads: token text for a model trained on text, a treebank for a dependency model, sequences for
+    a chain, hierarchies for a hierarchy model (``--train-fold``: the other folds of the source)."""
+    from ..datasets import base
+    from ..datasets.registry import load_spec
+    if pred.extractor is not None:
+        ds = load_spec(spec)
+        if not isinstance(ds, base.TokenCorpus) or getattr(ds, "heads", None) is not None:
+            raise MMProgError(f"{spec!r} loads a {type(ds).__name__}; this model was trained on token text and reads "
+                              f"a conll or sighan spec")
+        return ds
+    ds = load_data(spec, train_fold, "test" if train_fold is not None else "train")
+    want = {"arcs": (base.TreeDataset, "a treebank (conllu: or conllx:)"),
+            "chain": (base.SequenceDataset, "sequences (e.g. tsv:, ocr:, tiny:)"),
+            "hierarchy": (base.HierarchicalDataset, "hierarchies")}.get(getattr(pred.fmap, "kind", None))
+    if want is not None and not isinstance(ds, want[0]):
+        raise MMProgError(f"{spec!r} loads a {type(ds).__name__}; this {pred.fmap.kind} model reads {want[1]}")
+    return ds
+
+
 def table(rows, columns):
     """Plain-text table of dict rows."""
     widths = [max(len(c), *(len(_fmt(r.get(c))) for r in rows)) if rows else len(c) for c in columns]
@@ -80,8 +111,30 @@ def parse_value(v):
 
 
 def program_params(args):
-    """``--param NAME=VALUE`` options as program keyword arguments."""
-    return {k: parse_value(v) for k, v in (kv.split("=", 1) for kv in args.param or [])}
+    """``--param NAME=VALUE`` options as program keyword arguments, each NAME one the program (``args.program``,
+    default m3n) takes: a one-line :class:`ParameterError` otherwise, before any work."""
+    import inspect
+    params = {}
+    for kv in args.param or []:
+        name, eq, value = kv.partition("=")
+        if not eq or not name.strip():
+            raise ParameterError(f"--param takes NAME=VALUE (e.g. --param beta=0.5); got {kv!r}")
+        params[name.strip()] = parse_value(value)
+    program = getattr(args, "program", None) or "m3n"
+    if not params or getattr(args, "resume", None):
+        return params
+    from ..programs import get_program, registered
+    if program not in registered():
+        return params                       # the command says which programs there are
+    takes = inspect.signature(type(get_program(program)).__init__).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in takes.values()):
+        return params
+    names = [n for n in takes if n not in ("self", "C")]
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ParameterError(f"--param {unknown[0]}: program {program!r} has no parameter {unknown[0]!r}; it takes "
+                             f"{', '.join(names) or 'none'}")
+    return params
 
 
 def training_arguments(p):
@@ -124,7 +177,7 @@ def save_first(res, args, out, checkpoint):
     """Write ``--out`` before anything else can go wrong (an interrupted fit must leave its point on disk). Returns
     :data:`EXIT_INTERRUPTED` after saying how to resume when the fit was interrupted, else None."""
     if args.out:
-        out["saved"] = res.save(args.out)
+        out["saved"] = save_model(res, args.out, checkpoint)
     if checkpoint:
         from ..engine.checkpoint import path_of
         out["checkpoint"] = path_of(checkpoint)
@@ -135,6 +188,30 @@ def save_first(res, args, out, checkpoint):
           + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)
     print_result(out, args.json)
     return EXIT_INTERRUPTED
+
+
+def save_model(res, path, checkpoint=None):
+    """``res.save(path)``; when that write fails (the disk filled up or turned read-only during the fit), the
+    model goes to a fallback path — beside the checkpoint if there is one, else in the temporary folder — and an
+    :class:`EnvironmentFailure` names both paths and the OS error. A finished fit is never lost silently."""
+    import tempfile
+    import time
+    try:
+        return res.save(path)
+    except OSError as e:
+        first = e
+    stem = os.path.basename(model_files(path)[0])[: -len(".json")] or "model"
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    folders = ([os.path.dirname(os.path.abspath(checkpoint))] if checkpoint else []) + [tempfile.gettempdir()]
+    for folder in folders:
+        try:
+            saved = res.save(os.path.join(folder, f"{stem}.rescued-{stamp}"))
+        except OSError:
+            continue
+        raise EnvironmentFailure(f"--out {model_files(path)[0]}: cannot write the model ({first.strerror or first}); "
+                                 f"it was saved to {saved} instead")
+    raise EnvironmentFailure(f"--out {model_files(path)[0]}: cannot write the model ({first.strerror or first}), nor "
+                             f"in {' or '.join(folders)}: the fit is lost")
 
 
 def format_scores(sc):
@@ -171,28 +248,128 @@ def close_input(stream):
 
 
 class OutputFile:
-    """Standard output, or a file written under a temporary name and renamed into place when complete."""
+    """Standard output, or a file written under a temporary name and renamed into place when complete (with the
+    umask's permissions, or the mode of the file it replaces); a device or pipe (``/dev/null``) is written in place.
+    A failed write (full disk) removes the temporary file and becomes an :class:`EnvironmentFailure` naming
+    ``--out``; the file at ``path`` is then as it was.
 
-    def __init__(self, path):
+    Parameters
+    ----------
+    path : str or None
+        ``None`` or ``-`` for standard output.
+    encoding : str
+        Text encoding of the file (standard output keeps its own).
+    """
+
+    def __init__(self, path, encoding="utf-8"):
         self.path = path
+        self.encoding = encoding
+        self._tmp = None
 
     def __enter__(self):
+        from ..datasets.reading import temporary_beside
         if self.path in (None, "-"):
             return sys.stdout
-        d = os.path.dirname(os.path.abspath(self.path))
-        self._tmp = tempfile.NamedTemporaryFile("w", dir=d, suffix=".tmp", delete=False, encoding="utf-8")
-        return self._tmp
+        try:
+            if os.path.exists(self.path) and not os.path.isfile(self.path):
+                self._fh = open(self.path, "w", encoding=self.encoding)
+            else:
+                fd, self._tmp = temporary_beside(self.path)
+                self._fh = os.fdopen(fd, "w", encoding=self.encoding)
+        except OSError as e:
+            raise EnvironmentFailure(f"--out {self.path}: cannot write there ({e.strerror})") from None
+        return self._fh
 
     def __exit__(self, exc_type, exc, tb):
+        from ..datasets.reading import publish, remove_quietly
         if self.path in (None, "-"):
-            sys.stdout.flush()
+            if exc_type is None:
+                sys.stdout.flush()
             return False
-        self._tmp.close()
-        if exc_type is None:
-            os.replace(self._tmp.name, self.path)
-        else:
-            os.unlink(self._tmp.name)
+        try:
+            try:
+                self._fh.close()
+            except OSError as e:        # the last buffer did not fit on the disk
+                if exc_type is None:
+                    exc_type, exc = type(e), e
+            if exc_type is None and self._tmp is not None:
+                publish(self._tmp, self.path)
+        except OSError as e:
+            exc_type, exc = type(e), e
+        finally:
+            if self._tmp is not None:
+                remove_quietly(self._tmp)
+        if exc_type is not None and issubclass(exc_type, OSError) and not isinstance(exc, MMProgError):
+            raise EnvironmentFailure(f"--out {self.path}: cannot write ({exc.strerror or exc}); nothing written"
+                                     ) from None
+        if exc_type is UnicodeEncodeError:
+            raise MMProgError(f"--out {self.path}: a label cannot be written in {self.encoding} ({exc.reason}: "
+                              f"{exc.object[exc.start:exc.end]!r}); nothing written") from None
         return False
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# outputs never clobber inputs, and are tried before the work
+# ----------------------------------------------------------------------------------------------------------------------
+
+def spec_paths(spec):
+    """The files a data spec reads (none for a generator or standard input); an unreadable spec gives none (its
+    loader says why when it runs)."""
+    from ..datasets.registry import LOADERS, parse_spec
+    if not isinstance(spec, str) or spec.partition(":")[0].strip().lower() not in LOADERS:
+        return []
+    try:
+        _, args, _ = parse_spec(spec, path_ok=lambda p: p == "-")
+    except MMProgError:
+        return []
+    return [str(a) for a in args if str(a) != "-"]
+
+
+def same_file(a, b):
+    """Whether paths ``a`` and ``b`` are one file: the same resolved path (symbolic links followed, whether or not
+    the file exists yet) or, for existing files, the same device and inode (hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_clobbering(outputs, inputs):
+    """Raise :class:`ParameterError` if an output is one of the inputs — before any work, so no input is ever
+    replaced.
+
+    Parameters
+    ----------
+    outputs, inputs : iterable of (option, path)
+        E.g. ``("--out", "m.json")`` and ``("--data", "train.txt")``; paths None or ``-`` are skipped.
+    """
+    inputs = [(o, p) for o, p in inputs if p not in (None, "-")]
+    for oopt, opath in outputs:
+        if opath in (None, "-") or (os.path.exists(opath) and not os.path.isfile(opath)):
+            continue          # standard output, a device or a pipe: not a file anyone reads back
+        for iopt, ipath in inputs:
+            if same_file(opath, ipath):
+                raise ParameterError(f"{oopt} {opath} is the input of {iopt} ({ipath}); writing it would destroy "
+                                     f"the input: give another output path")
+
+
+def check_outputs(outputs):
+    """Try to write beside every ``(option, path)`` output before the work (:func:`check_writable`)."""
+    from ..datasets.reading import check_writable
+    for opt, path in outputs:
+        if path not in (None, "-"):
+            check_writable(path, opt)
+
+
+def model_files(path):
+    """The two files of a saved model given as ``path`` (with or without ``.json``)."""
+    base = os.fspath(path)
+    for ext in (".json", ".npz"):
+        if base.endswith(ext):
+            base = base[: -len(ext)]
+    return base + ".json", base + ".npz"
 
 
 def load_text_model(path):

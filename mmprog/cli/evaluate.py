@@ -1,7 +1,7 @@
 """``mmprog evaluate``: a saved model's scores on data (conlleval-like lines for a model trained on text)."""
 from __future__ import annotations
 
-from .common import format_scores, load_data, model_arguments, print_result
+from .common import format_scores, model_arguments, model_data, print_result
 
 NAME = "evaluate"
 HELP = "evaluate a saved model"
@@ -15,14 +15,10 @@ def add_arguments(p):
 def run(args):
     import mmprog
     pred = mmprog.load(args.model)
+    ds = model_data(pred, args.data, args.train_fold)
     if pred.extractor is not None:
-        return evaluate_text(pred, args)
-    ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
+        from ..tagging import score_text
+        sc = score_text(pred, ds)
+        print_result(sc, True) if args.json else print(format_scores(sc))
+        return
     print_result(pred.evaluate(ds), args.json)
-
-
-def evaluate_text(pred, args):
-    from ..datasets.registry import load_spec
-    from ..tagging import score_text
-    sc = score_text(pred, load_spec(args.data))
-    print_result(sc, True) if args.json else print(format_scores(sc))

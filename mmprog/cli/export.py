@@ -1,7 +1,8 @@
 """``mmprog export``: train, then write the master program (.lp, .mps, .nl, .gms)."""
 from __future__ import annotations
 
-from .common import load_data, print_result, program_params, training_arguments
+from .common import (check_outputs, load_data, print_result, program_params, refuse_clobbering, spec_paths,
+                     training_arguments)
 
 NAME = "export"
 HELP = "train and write the master program (.lp, .mps, .nl, .gms)"
@@ -17,6 +18,9 @@ def add_arguments(p):
 
 def run(args):
     import mmprog
+    outputs = [("--out", args.out)]
+    refuse_clobbering(outputs, [("--data", p) for p in spec_paths(args.data)])
+    check_outputs(outputs)
     ds = load_data(args.data, args.train_fold, "train")
     extra = program_params(args)
     if args.at_iter:
@@ -25,6 +29,10 @@ def run(args):
     else:
         res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
                          max_iter=args.max_iter, **extra)
-    path = res.export(args.out)
+    try:
+        path = res.export(args.out)
+    except OSError as e:
+        from ..exceptions import EnvironmentFailure
+        raise EnvironmentFailure(f"--out {args.out}: cannot write the master ({e.strerror or e})") from None
     print_result({"written": path, "n_iter": res.n_iter, "n_cuts": res.n_cuts,
                   "primal_objective": res.primal_objective}, args.json)

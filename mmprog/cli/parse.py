@@ -9,7 +9,8 @@ import json
 import sys
 
 from ..exceptions import DataError, ParameterError
-from .common import OutputFile, close_input, input_stream
+from .common import (OutputFile, check_outputs, close_input, input_stream, model_files, refuse_clobbering,
+                     spec_paths)
 
 NAME = "parse"
 HELP = "parse a CoNLL-U/CoNLL-X file with a dependency model: the file with HEAD predicted"
@@ -50,6 +51,10 @@ def run(args):
     from ..datasets.base import TreeDataset
     from ..datasets.reading import blocks
     from ..datasets.treebank import sentence_10col
+    outputs = [("--out", args.out)]
+    refuse_clobbering(outputs, [("--data", p) for p in spec_paths(args.data)]
+                      + [("--model", p) for p in model_files(args.model)])
+    check_outputs(outputs)
     pred = mmprog.load(args.model)
     if getattr(pred.fmap, "kind", None) != "arcs":
         raise ParameterError(f"{args.model}: not a dependency model (feature map {pred.fmap.kind!r}); train one on "
@@ -87,6 +92,11 @@ def run(args):
                             parts.append(line)
                             continue
                         f[6], f[7] = str(int(pred_heads[m])), "_"
+                        # the input's enhanced graph (CoNLL-U DEPS) or projective heads (CoNLL-X PHEAD, PDEPREL)
+                        # would contradict the predicted HEAD: cleared
+                        f[8] = "_"
+                        if dialect == "conllx" and len(f) > 9:
+                            f[9] = "_"
                         m += 1
                         parts.append("\t".join(f))
                     parts.append("")

@@ -1,7 +1,7 @@
 """``mmprog predict``: a saved model's labels, one line (or JSON list) per instance."""
 from __future__ import annotations
 
-from .common import load_data, model_arguments, print_result
+from .common import model_arguments, model_data, print_result
 
 NAME = "predict"
 HELP = "predict with a saved model"
@@ -15,12 +15,11 @@ def add_arguments(p):
 def run(args):
     import mmprog
     pred = mmprog.load(args.model)
+    ds = model_data(pred, args.data, args.train_fold)
     if pred.extractor is not None:       # a model trained on text reads the text itself
-        from ..datasets.registry import load_spec
         from ..tagging import predict_tags
-        rows = predict_tags(pred, load_spec(args.data))       # in the training file's label encoding
+        rows = predict_tags(pred, ds)       # in the training file's label encoding
     else:
-        ds = load_data(args.data, args.train_fold, "test" if args.train_fold is not None else "train")
         labels = pred.predict(ds)
         names = pred.label_names
         rows = [[names[int(v)] if names and v >= 0 else int(v) for v in y] for y in labels]

@@ -2,7 +2,8 @@
 newest cuts), its explicit dual, or both as LaTeX."""
 from __future__ import annotations
 
-from .common import DEFAULT_DATA, load_data, print_result, program_params
+from .common import (DEFAULT_DATA, check_outputs, load_data, print_result, program_params, refuse_clobbering,
+                     spec_paths)
 
 NAME = "show"
 HELP = ("train a program and print its master's structure (variable and constraint families, objective, newest "
@@ -36,6 +37,10 @@ def run(args):
     from ..datasets.registry import load_spec
     from ..inspect import families, show_model
     from ..programs import get_program
+    if args.export_dual:
+        outputs = [("--export-dual", args.export_dual)]
+        refuse_clobbering(outputs, [("--data", p) for p in spec_paths(args.data)])
+        check_outputs(outputs)
     hook = duality.hook_for(args.program)
     if hook.own_fit:
         # trained outside mmprog.fit (linf: constraint generation over samples)

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
-from .common import (load_data, long_run_options, print_result, program_params, save_first,
-                     training_arguments)
+from .common import (check_outputs, load_data, long_run_options, model_files, print_result, program_params,
+                     refuse_clobbering, save_first, spec_paths, training_arguments)
 
 NAME = "train"
 HELP = "train a program on data; prints the run summary"
@@ -66,8 +67,39 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true")
 
 
+def check_before_fit(args, checkpoint):
+    """Before the data are read: parameters in range, no output that is an input (or another output), and every
+    output writable — so that a finished fit is never lost to a bad path."""
+    from ..exceptions import check_n_jobs
+    from ..engine.checkpoint import path_of
+    from ..exceptions import ParameterError
+    check_n_jobs(args.n_jobs, "--n-jobs")
+    for opt, value in (("--checkpoint-every", args.checkpoint_every), ("--show-every", args.show_every)):
+        if value is not None and value < 1:
+            raise ParameterError(f"{opt} must be an int >= 1; got {value}")
+    outputs = []
+    if args.out:
+        outputs += [("--out", p) for p in model_files(args.out)]
+    if checkpoint:
+        outputs.append(("--checkpoint", path_of(checkpoint)))
+    if args.export:
+        outputs.append(("--export", args.export))
+    inputs = [("--data", p) for p in spec_paths(args.data)]
+    inputs += [("--test", p) for p in spec_paths(args.test)]
+    inputs += [("--templates", args.templates)] if args.templates and os.path.isfile(args.templates) else []
+    inputs += [("--lexicon", spec.partition("=")[2]) for spec in args.lexicon or []]
+    resume = [("--resume", path_of(args.resume))] if args.resume else []
+    # --resume C --checkpoint C continues the fit in the same file: the one output allowed to be an input
+    refuse_clobbering([o for o in outputs if o[0] != "--checkpoint"], inputs + resume)
+    refuse_clobbering([o for o in outputs if o[0] == "--checkpoint"], inputs)
+    for i, (opt, path) in enumerate(outputs):
+        refuse_clobbering([(opt, path)], [o for o in outputs[:i] if o[0] != opt])
+    check_outputs(outputs)
+
+
 def run(args):
     import mmprog
+    check_before_fit(args, long_run_options(args)["checkpoint"])
     if args.templates:
         return train_text(args)
     if args.tag_scheme != "asis":
@@ -102,8 +134,18 @@ def run(args):
     elif args.train_fold is not None:
         out["test"] = res.evaluate(load_data(args.data, args.train_fold, "test"))
     if args.export:
-        out["exported"] = res.export(args.export)
+        out["exported"] = export_master(res, args.export)
     print_result(out, args.json)
+
+
+def export_master(res, path):
+    """``--export``: the final master written (a failed write names --export; the model is already saved)."""
+    from ..exceptions import EnvironmentFailure
+    try:
+        return res.export(path)
+    except OSError as e:
+        raise EnvironmentFailure(f"--export {path}: cannot write the master ({e.strerror or e}); the model was "
+                                 f"saved first") from None
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -156,6 +198,8 @@ def train_text(args):
         return rc
     if args.test:
         out["test"] = score_text(res, load_spec(args.test))
+    if args.export:
+        out["exported"] = export_master(res, args.export)
     if args.json:
         print_result(out, True)
     else:

@@ -7,9 +7,11 @@ archive without its directory, an array that needs pickle — is turned into one
 that the loaders (and :func:`mmprog.load`, which reads its ``.npz`` with :func:`read_npz`) never let a ``zlib`` or
 ``zipfile`` exception through as a traceback.
 
-Loaders only read; nothing here writes. :func:`atomic_write_text` is the one writer (used by
-:func:`mmprog.datasets.tsv.write_tsv`): it writes a temporary file beside the target and renames it into place, so
-a failure never leaves a half-written file.
+Loaders only read. The writers of mmprog (:func:`atomic_write_text`, used by :func:`mmprog.datasets.tsv.write_tsv`;
+the model files; the command line's outputs) write a temporary file beside the target (:func:`temporary_beside`)
+and rename it into place (:func:`publish`), so a failure never leaves a half-written file; the file published gets
+the permissions a plain write would give (the umask), and an overwritten file keeps its mode.
+:func:`check_writable` tries an output's folder before any work is done.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import codecs
 import gzip
 import io
 import os
+import stat
 import tempfile
 import zipfile
 import zlib
@@ -233,17 +236,83 @@ def atomic_write_text(path, text, encoding="utf-8"):
     If anything fails, the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    fd, tmp = temporary_beside(path)
     try:
         with io.open(fd, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)
-        os.replace(tmp, path)
+        publish(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        remove_quietly(tmp)
         raise
+
+
+def temporary_beside(path, suffix=".tmp"):
+    """``(fd, name)`` of a new temporary file in the folder of ``path`` (so that :func:`publish` is a rename on one
+    file system), named ``.<name>.<random><suffix>``."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    return tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix, dir=folder)
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (``/proc/self/status``; else set and restored at once)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def publish(tmp, path):
+    """Rename the finished temporary file ``tmp`` onto ``path``, with the mode ``path`` had if it existed, else the
+    mode a plain ``open(path, "w")`` would give (``0o666`` less the umask); temporary files are created ``0o600``."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~umask()
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def remove_quietly(path):
+    """Remove ``path`` if it is there (a temporary file after a failure)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def check_writable(path, what):
+    """Raise :class:`~mmprog.exceptions.EnvironmentFailure` unless a file can be written beside ``path`` now
+    (:class:`~mmprog.exceptions.ParameterError` if ``path`` is a folder).
+
+    The folder is created if missing, and a probe file of 64 KiB is written there and removed: a read-only or
+    full file system, or a folder without write permission, is found before any work instead of after it.
+    ``what`` names the option in the message (``--out``).
+    """
+    from ..exceptions import EnvironmentFailure, ParameterError
+    path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        if os.path.isdir(path):
+            raise ParameterError(f"{what} {path}: is a directory; give a file name")
+        return               # a device or a pipe (/dev/null, /dev/stdout): written in place, tried when written
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        fd, tmp = temporary_beside(path, ".probe")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"\0" * 65536)
+    except OSError as e:
+        raise EnvironmentFailure(f"{what} {path}: cannot write there ({e.strerror or one_line(e)}); "
+                                 f"nothing was done") from None
+    finally:
+        if tmp is not None:
+            remove_quietly(tmp)
 
 
 def jsonable(obj):

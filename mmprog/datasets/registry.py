@@ -13,7 +13,7 @@ import inspect
 import os
 from pathlib import Path
 
-from ..exceptions import DataError, ParameterError
+from ..exceptions import DataError, MMProgError, ParameterError
 from .conll import load_conll
 from .ocr import load_ocr
 from .sighan import load_sighan, load_sighan_raw
@@ -131,7 +131,15 @@ def load_spec(spec: str, data_root=None):
         From the loader (file and line).
     """
     func, args, kwargs = parse_spec(spec, data_root)
-    return func(*args, **kwargs)
+    try:
+        return func(*args, **kwargs)
+    except MMProgError:
+        raise
+    except (TypeError, ValueError, OverflowError) as e:
+        # a key=value of the spec the loader cannot take (seed=x, n_sequences=-1, columns=1): the user's input
+        from .reading import one_line
+        raise ParameterError(f"data spec {spec!r}: a parameter value the loader cannot take ({type(e).__name__}: "
+                             f"{one_line(e)[:200]})") from None
 
 
 def parse_spec(spec: str, data_root=None, path_ok=None):

@@ -108,7 +108,8 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
             np.savez(f, **arrays)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        from ..datasets.reading import publish
+        publish(tmp, target)            # umask permissions, or the mode of the checkpoint it replaces
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
