@@ -17,13 +17,13 @@ def _training_solvers(program_name, solvers):
     then every other registered solver that is usable for the class (a fallback when one fails numerically)."""
     from .programs import get_program
     from .solvers import default_solver, get_solver, registered
-    from .solvers.base import _REGISTRY
+    from .solvers.base import REGISTRY
     try:
         pc = get_program(program_name).problem_class
     except MMProgError:
         return list(solvers or [None])
     names = list(solvers) if solvers else [default_solver(pc)] + [n for n in registered() if pc in
-                                                                   _REGISTRY[n].capabilities]
+                                                                   REGISTRY[n].capabilities]
     usable = []
     for n in names:
         if n not in usable and get_solver(n).availability(pc):
@@ -36,6 +36,7 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
 
     A program that cannot be trained here (data of another kind, no usable solver) gives one skipped row saying
     why. When a solver fails numerically the next usable one is tried, and a ``training`` row says so."""
+    import mmprog
     from . import duality
     from .exceptions import SolverError, SolverUnavailable
     hook = duality.hook_for(name)
@@ -46,7 +47,7 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
     res = None
     for solver in _training_solvers(name, solvers):
         try:
-            res = hook.fit(dataset, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
+            res = hook.fit(dataset, mmprog.fit, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
             break
         except SolverError as e:
             failures.append(f"{solver}: {e}")
@@ -146,7 +147,7 @@ def _show(p):
         hook = duality.hook_for(args.program)
         if hook.own_fit:
             # trained outside mmprog.fit (linf: constraint generation over samples)
-            res = hook.fit(load_spec(args.data), solver=args.solver, **_program_params(args))
+            res = hook.fit(load_spec(args.data), mmprog.fit, solver=args.solver, **_program_params(args))
             res.n_iter, res.n_cuts = res.run.rounds, len(res.run.working_set)
             res.termination = res.run.termination
         else:

@@ -85,7 +85,7 @@ def _random_cuts(rng, m, dim, nnz_per_row):
 def test_working_set_blocks_give_the_products_of_the_stacked_matrix():
     """Per-add blocks, released rows, merges: Gram rows, ΔFᵀα (into a given vector too), ΔF w and aggregates equal
     scipy's products of the one stacked matrix (the previous representation) with the released rows zeroed."""
-    from mmprog.programs.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(3)
     dim = 200_000                                   # wide and sparse: the merge path, not the dense copy
     ws = WorkingSet(dim)
@@ -184,7 +184,7 @@ def test_fit_equals_the_one_with_the_stacked_working_set(ner_slice, monkeypatch)
     """The 1-slack fit with max_cuts (blocks, merges, w written over) against the same fit with the previous
     products patched back in (scipy on the stacked matrix, a fresh w each round): same rounds, same objective and
     w to rounding."""
-    from mmprog.programs.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
     new = mmprog.fit(ner_slice, **kw)
 
@@ -236,7 +236,7 @@ def test_count_blocks_give_the_products_of_the_divided_rows():
     representation), with float batches and an aggregate among them and rows released: Gram rows, the Gram matrix,
     ΔFᵀα, ΔF w, aggregates, dF() and the cuts' violations are equal — the same floats (assert_array_equal), since
     every value read is float(count) / n, the double the in-place division stored."""
-    from mmprog.programs.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(7)
     dim, n = 300_000, 8323
     ws_c, ws_f = WorkingSet(dim), WorkingSet(dim)
@@ -292,7 +292,7 @@ def test_separate_sum_counts_are_the_float_cut(ner_slice):
     """counts=True gives the same cut with int32 values (0/1 template features), and the float values otherwise;
     the oracle's CountCut reads as the divided row it replaces."""
     from mmprog.cuts import CountCut
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     fmap = ChainFeatureMap.from_dataset(ner_slice)
     prep = fmap.prepare(ner_slice)
     for w in (np.zeros(fmap.dim), np.random.default_rng(2).normal(size=fmap.dim) * 0.01):

@@ -14,9 +14,9 @@ import scipy.sparse as sp
 
 import mmprog
 from mmprog.cuts import CountCut, LabelingCut, labeling_counts
-from mmprog.oracle import Oracle
+from mmprog.engine.oracle import Oracle
 from mmprog.programs.m3n import M3N
-from mmprog.programs.working_set import LabelingBlock, WorkingSet
+from mmprog.cuts import LabelingBlock, WorkingSet
 
 
 def _oracle_cuts(ds, n_cuts, seed):
@@ -248,7 +248,7 @@ def test_the_oracle_pool_workers_start_no_threads_of_their_own():
     """A process-pool worker (the pool is the parallelism) runs the passes over X on its one thread."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from mmprog.oracle import _init_worker
+    from mmprog.engine.oracle import _init_worker
     with ProcessPoolExecutor(1, initializer=_init_worker, initargs=(None, None)) as pool:
         got = pool.submit(eval, "__import__('mmprog.features._binary', fromlist=['_']).MAX_THREADS").result()
     assert got == 1
@@ -274,7 +274,7 @@ def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
 def test_a_checkpoint_keeps_labeling_cuts_as_labelings_and_resumes(tmp_path):
     """Saved as their labelings (no rows made), read back with their checks, resumed to the uninterrupted optimum;
     a labeling that does not fit is refused in one line."""
-    from mmprog import checkpoint as ckpt
+    from mmprog.engine import checkpoint as ckpt
     from mmprog.exceptions import ModelFileError
     from _enumerated import solve_full
     ds = _binary_chain(5, n=10)

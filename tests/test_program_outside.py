@@ -26,8 +26,10 @@ from mmprog.cli import main
 from mmprog.duality import (Duality, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
                             working_set_arrays)
 from mmprog.programs import base as program_registry
+from mmprog.programs import statements
 from mmprog.programs import Program, Solution, register, registered
-from mmprog.programs.working_set import WorkingSet, values_of
+from mmprog.solvers import values_of
+from mmprog.cuts import WorkingSet
 from mmprog.solvers import ProblemClass, get_solver
 
 NAME = "linf_svm"
@@ -134,7 +136,7 @@ def outside_program(monkeypatch):
     """Registers the program and its dual as a program module would, in copies of the registries (the rest of
     the test session does not see them)."""
     monkeypatch.setattr(program_registry, "_REGISTRY", dict(program_registry._REGISTRY))
-    monkeypatch.setattr(duality, "_HOOKS", dict(duality._HOOKS))
+    monkeypatch.setattr(statements, "HOOKS", dict(statements.HOOKS))
     register(NAME)(LInfSVM)
     duality_for(NAME)(LInfSVMDuality)
     return NAME

@@ -24,6 +24,11 @@ def register(name):
     return deco
 
 
+def unregister(name):
+    """Remove the program ``name`` from the registry (a program registered for a while, e.g. by a test)."""
+    _REGISTRY.pop(name, None)
+
+
 def registered():
     """Names of the registered programs, in registration order."""
     return list(_REGISTRY)
@@ -104,7 +109,7 @@ class Program:
     equations = ""
     #: hyper-parameters accepted by ``__init__`` with a description of their range
     params_doc: dict = {}
-    #: whether the engine's checkpoint (working set and iterate, :mod:`mmprog.checkpoint`) is the whole state of a
+    #: whether the engine's checkpoint (working set and iterate, :mod:`mmprog.engine.checkpoint`) is the whole state of a
     #: fit; False for programs whose outer loop (EM, variational updates) keeps more
     checkpointable = True
 
@@ -152,9 +157,41 @@ class Program:
     def read_solution(self, model):
         raise NotImplementedError
 
+    # --- how the master may be handed to a back end (the engine chooses: mmprog.engine.masters) ------------
+    def master_form(self, model):
+        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qcqp_dual"``;
+        see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
+        return None
+
+    def native_ok(self, model, solver):
+        """Whether the native back end for ``solver`` may solve ``model`` (False: the Pyomo model, e.g. with
+        ``model.native = False`` set by a test comparing both routes)."""
+        return getattr(model, "native", True)
+
+    def gram_rows(self, model, rows):
+        """Form ``"gram_dual"``: rows ``rows`` of the Gram matrix G of the dual's quadratic term against every cut
+        so far, shape (len(rows), r)."""
+        raise NotImplementedError(f"program {self.name!r} has no Gram dual master")
+
+    def gram_dual_options(self):
+        """Form ``"gram_dual"``: options of the native HiGHS route (``rescale``, ``time_limit``; see
+        :class:`mmprog.engine.highs_native.GramDualQP`)."""
+        return {}
+
+    def native_lp(self, model):
+        """Form ``"lp_rows"``: the LP's columns and row map as keyword arguments of
+        :class:`mmprog.engine.highs_native.NativeLP` (``cost``, ``lower``, ``upper``, ``variables``,
+        ``row_block``)."""
+        raise NotImplementedError(f"program {self.name!r} has no native LP form")
+
+    def solve_native(self, model, time_limit=None):
+        """Form ``"qcqp_dual"``: solve the master from its arrays; returns the checked SolveStatus."""
+        raise NotImplementedError(f"program {self.name!r} has no native QCQP route")
+
     def solve(self, model, solver, options=None, time_limit=None):
-        """Solve the master as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
-        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum.
+        """Solve the Pyomo model as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
+        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum. The engine calls it when no
+        native back end takes (form, solver) (:func:`mmprog.engine.masters.solve_master`).
 
         LPs go through the solver's persistent interface where it has one: the rows added since the last solve
         (``model._unsynced``) are appended to the solver's copy and re-solved warm; the model is never rebuilt."""

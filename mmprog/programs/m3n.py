@@ -24,19 +24,14 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (Check, Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale, _solve, _support,
+from .statements import (Check, Duality, base_dual, duals_of, objective_of, result_numbers, scale_of, solve_value, support_of,
                        cross_solver_checks, duality_for, feasibility_checks, rebuild_master, slackness_checks,
                        sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from ._daqp_native import GramDualDAQP
-from ._highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
-
-def _gram_rows(model, rows):
-    """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far (:class:`GramDualQP`)."""
-    return model.ws.gram_rows(rows)
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 #: above this many joint features ``master="auto"`` takes the Gram dual (its size depends on the cuts only)
@@ -81,7 +76,7 @@ class M3N(Program):
 
     def preferred_solver(self, dim):
         """``daqp`` for the Gram dual master when it is usable here: on its working set of the previous support it
-        solved the 498 OCR fold-0 masters in 0.4 s against HiGHS's 12.3 s (:mod:`mmprog.programs._daqp_native`);
+        solved the 498 OCR fold-0 masters in 0.4 s against HiGHS's 12.3 s (:mod:`mmprog.engine.daqp_native`);
         else None (the registry's default for QPs)."""
         from ..solvers import get_solver
         if self._master_for(dim) != "dual":
@@ -156,24 +151,16 @@ class M3N(Program):
         m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms)
         m._quad_done = ws.size
 
-    def solve(self, model, solver, **kw):
-        """Solve the master. The Gram dual with DAQP is solved from G, Δℓ and the budgets on a shrinking working
-        set (:class:`~mmprog.programs._daqp_native.GramDualDAQP`, exact by a KKT check of the whole master). The
-        Gram dual with HiGHS is handed over from the same arrays the Pyomo model was
-        built from (G, Δℓ, the budgets), through one persistent highspy object that gets one column and one
-        Hessian row per cut (:class:`~mmprog.programs._highs_native.GramDualQP`): Pyomo's interfaces re-walk the
-        whole ½αᵀGα expression (r² terms) on every solve. The Pyomo model stays the statement of the program (export,
-        show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
-        if not (model.master == "dual" and getattr(model, "native", True) and solver.name == "daqp"):
-            model._alpha_loaded = None      # another route writes the α variables (see GramDualDAQP.solve)
-        if model.master == "dual" and getattr(model, "native", True):
-            if solver.name == "highs":
-                model.solved_with = "highs"
-                return GramDualQP.of(model, _gram_rows).solve(model, **kw)
-            if solver.name == "daqp":
-                model.solved_with = "daqp"
-                return GramDualDAQP.of(model, _gram_rows).solve(model, **kw)
-        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+    def master_form(self, model):
+        """The Gram dual is ``"gram_dual"``: a back end may solve it from G, Δℓ and the budgets (DAQP on a
+        shrinking working set, HiGHS through one persistent object); the Pyomo model stays the statement of the
+        program (export, show, any other solver) and the α values are loaded back into it; a test checks the
+        routes agree."""
+        return "gram_dual" if model.master == "dual" else None
+
+    def gram_rows(self, model, rows):
+        """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far."""
+        return model.ws.gram_rows(rows)
 
     def drop_cuts(self, model, positions):
         self.drop_alpha_or_rows(model, positions)
@@ -244,8 +231,8 @@ def p0_dual_model(arrays, name="m3n_dual"):
         ``objective``;
         ``model.support`` holds the feature indices of ``w``.
     """
-    m, alpha = _base_dual(arrays, name)
-    support = _support(arrays.F)
+    m, alpha = base_dual(arrays, name)
+    support = support_of(arrays.F)
     m.support = support
     m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
     m.w = pyo.Var(m.K, initialize=0.0)
@@ -305,26 +292,26 @@ def p0_checks(ctx, master_kw=None, theorem3=True):
     ``theorem3=False`` leaves out the ICML 2008 statements (prediction through the result's own map)."""
     res = ctx.result
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
+    w, xi, alpha = result_numbers(res, arrays)
     P = p0_value(w, xi, arrays.budget)
     master = getattr(res.model, "master", "primal")
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     # the value the Pyomo model itself states at the loaded point
     ctx.program.materialise(res.model)
-    stated = float(pyo.value(_objective(res.model)))
+    stated = float(pyo.value(objective_of(res.model)))
     if master == "primal":
         yield ctx.check("master model: Pyomo objective at the loaded point = ½‖w‖² + C·s·Σξ", stated, P,
-                        1e-9 * _scale(P))
+                        1e-9 * scale_of(P))
     else:
         yield ctx.check("Gram dual master: Pyomo objective at the loaded α = Σα Δℓ − ½‖Σ α ΔF‖²", stated,
-                        p0_dual_value(arrays, alpha), 1e-9 * _scale(P))
+                        p0_dual_value(arrays, alpha), 1e-9 * scale_of(P))
     # QP solvers (HiGHS active set, Ipopt) stop at ~1e-7 dual feasibility; times the 1-slack budget C·n this is
     # ~1e-6 of the objective, so values compared across QP solves get 1e-5 relative
-    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    tol = max(ctx.rtol, 1e-5) * scale_of(P)
     yield ctx.check(f"strong duality: P0 value ½‖w‖² + C·s·Σξ = D(α) of the {master} master's multipliers", P,
                     p0_dual_value(arrays, alpha), tol, reason=f"α from {res.solver}")
     yield ctx.check("stationarity: w = Σ_r α_r ΔF_r (‖·‖∞)", float(np.abs(w - arrays.F.T @ alpha).max(initial=0)),
-                    0.0, 1e-5 * _scale(w))
+                    0.0, 1e-5 * scale_of(w))
     yield from slackness_checks(ctx, arrays, w, xi, alpha)
     yield sparsity_check(ctx, arrays, w, xi, alpha)
     # the explicit dual model, solved on its own
@@ -335,23 +322,23 @@ def p0_checks(ctx, master_kw=None, theorem3=True):
         yield from cross_solver_checks(ctx, **(master_kw or {}))
         return
     dm = p0_dual_model(arrays)
-    D = _solve(dm, name)
+    D = solve_value(dm, name)
     yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
     w_d = np.zeros_like(w)
     w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
     yield ctx.check("Theorem 3: posterior mean E[w] = Σ α Δf of the dual equals the primal w (‖·‖∞)",
-                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * scale_of(w), reason=f"dual by {name}")
     xi_d = np.zeros(arrays.n_slacks)
-    bd = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+    bd = duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
     xi_d[list(dm.SLACKS)] = bd
     yield ctx.check("dual of the dual: budget multipliers = the primal slacks ξ (‖·‖∞)",
-                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * _scale(xi, arrays.dl),
+                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * scale_of(xi, arrays.dl),
                     reason=f"dual by {name}")
     if not theorem3:
         yield from cross_solver_checks(ctx, **(master_kw or {}))
         return
     tm = theorem3_model(arrays)
-    T = _solve(tm, name)
+    T = solve_value(tm, name)
     yield ctx.check("Theorem 3 (ICML 2008) as stated, Σ_y αᵢ(y) = C·s including y = yᵢ: optimum = P0 value",
                     T, P, tol, reason=f"solved by {name}")
     if ctx.dataset is not None:

@@ -10,7 +10,8 @@ from ...cuts import Cuts
 from ...exceptions import ParameterError, SolverError, check_param
 from ...solvers import ProblemClass
 from ..base import Dims, Program, Solution, register
-from ..working_set import WorkingSet, values_of
+from ...solvers import values_of
+from ...cuts import WorkingSet
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ class LInf(Program):
     def objective_at(self, w, hinge=None):
         return self.regulariser(w)
 
-    def fit(self, oracle, **engine_kw):
+    def fit(self, oracle, engine, **engine_kw):
         raise ParameterError("program 'linf' learns from non-negative sparse (Phi, Psi) sets, not from a "
                              "structured data set: use mmprog.linf.LInfMaxMargin().fit(Phi, Psi) or "
                              "mmprog.programs.linf.solve_linf")

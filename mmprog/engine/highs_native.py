@@ -14,45 +14,11 @@ object.
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
-
-def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
-    """Run a highspy object and check its model status (:func:`mmprog.solvers.base._finish`, in HiGHS's own words).
-
-    Parameters
-    ----------
-    h : highspy.Highs
-    time_limit : float or None
-        Seconds (None: :data:`mmprog.solvers.SOLVE_TIME_LIMIT`; no solve runs unbounded).
-    raise_on_failure : bool
-        Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
-    objective_scale : float
-        The reported objective is ``objective_scale`` × HiGHS's (e.g. −1 for a maximisation handed over negated).
-
-    Returns
-    -------
-    SolveStatus
-    """
-    from ..solvers.base import SOLVE_TIME_LIMIT
-    from ..solvers.base import SolveStatus, _finish
-    from ..solvers.highs import HIGHS_STATUS
-    # HiGHS compares time_limit with the object's run time summed over every run() so far, so a persistent
-    # object's limit is that sum plus this solve's seconds (else a long fit's masters all "hit" the limit at once)
-    h.setOptionValue("time_limit", h.getRunTime() + (float(time_limit) if time_limit else SOLVE_TIME_LIMIT))
-    t0 = time.perf_counter()
-    h.run()
-    elapsed = time.perf_counter() - t0
-    st = h.getModelStatus()
-    termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-    ok = termination == "optimal"
-    status = SolveStatus(termination, "optimal" if ok else "none", f"HiGHS model status: {h.modelStatusToString(st)}",
-                         elapsed, objective_scale * float(h.getInfo().objective_function_value) if ok else None)
-    _finish("highs", status, raise_on_failure)
-    return status
+from ..solvers.highs import run_highs
 
 
 class NativeLP:
@@ -223,7 +189,7 @@ class GramDualQP:
 
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
-        objective the dual master's maximum), checked by :func:`mmprog.solvers.base._finish` in HiGHS's own words."""
+        objective the dual master's maximum), checked by :func:`mmprog.solvers.base.finish_solve` in HiGHS's own words."""
         self.sync(model)
         status = run_highs(self.h, time_limit or self.time_limit, raise_on_failure, objective_scale=-1.0 / self.scale)
         if status.termination == "optimal":

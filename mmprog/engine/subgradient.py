@@ -27,16 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import interrupts
-from .exceptions import ParameterError, check_param
-from .projections import l1_ball
-
-SCHEDULES = ("inv_sqrt", "inv", "constant")
-VARIANTS = ("batch", "online")
-OUTPUTS = ("last", "best")
-
-#: keyword settings accepted by :func:`projected_subgradient` beside the oracle and the radius
-SETTINGS = ("eta0", "schedule", "variant", "batch_size", "seed", "output", "projection")
-
+from ..exceptions import ParameterError, check_param
+from ..projections import check_settings, l1_ball
 
 @dataclass
 class SubgradientRecord:
@@ -50,24 +42,6 @@ class SubgradientRecord:
     step: float               # the last step size of the pass
     oracle_time: float
     elapsed: float
-
-
-def check_settings(eta0=None, schedule="inv_sqrt", variant="batch", batch_size=1, seed=0, output="last",
-                   projection="sort"):
-    """Validate the sub-gradient settings; returns them as a dict (raises :class:`ParameterError`)."""
-    if eta0 is not None:
-        check_param("eta0", eta0, isinstance(eta0, (int, float, np.number)) and not isinstance(eta0, bool)
-                    and np.isfinite(eta0) and eta0 > 0, "a finite float > 0 or None (automatic)")
-        eta0 = float(eta0)
-    check_param("schedule", schedule, schedule in SCHEDULES, '"inv_sqrt", "inv" or "constant"')
-    check_param("variant", variant, variant in VARIANTS, '"batch" or "online"')
-    check_param("batch_size", batch_size, isinstance(batch_size, (int, np.integer)) and not isinstance(
-        batch_size, bool) and batch_size >= 1, "an int >= 1")
-    check_param("seed", seed, isinstance(seed, (int, np.integer)) and not isinstance(seed, bool), "an int")
-    check_param("output", output, output in OUTPUTS, '"last" or "best"')
-    check_param("projection", projection, projection in ("sort", "linear"), '"sort" or "linear"')
-    return dict(eta0=eta0, schedule=schedule, variant=variant, batch_size=int(batch_size), seed=int(seed),
-                output=output, projection=projection)
 
 
 def step_size(eta0, t, schedule):
@@ -91,7 +65,7 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
 
     Parameters
     ----------
-    oracle : mmprog.oracle.Oracle
+    oracle : mmprog.engine.oracle.Oracle
         Loss-augmented inference over the training data.
     radius : float
         λ > 0, the ball's radius.
@@ -115,12 +89,12 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
 
     Returns
     -------
-    mmprog.cutting_plane.EngineRun
+    mmprog.engine.records.EngineRun
         ``model`` None; ``solution.w`` the output iterate, ``solution.objective`` its R_hinge, ``solution.xi``
         its per-example hinge losses; ``history`` one :class:`SubgradientRecord` per pass.
     """
-    from .cutting_plane import EngineRun
-    from .programs.base import Solution
+    from .records import EngineRun
+    from ..programs.base import Solution
     check_param("radius", radius, isinstance(radius, (int, float, np.number)) and not isinstance(radius, bool)
                 and np.isfinite(radius) and radius > 0, "a finite float > 0 (the ℓ1 ball's radius λ)")
     check_param("n_iter", n_iter, isinstance(n_iter, (int, np.integer)) and n_iter >= 1, "an int >= 1")
@@ -204,11 +178,3 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
                           "steps": step, **{k: v for k, v in s.items() if k != "eta0"}})
     return EngineRun(model=None, solution=sol, history=history, termination=termination, n_iter=len(history),
                      timings=timings, upper_bound=risk)
-
-
-def fit_l1m3n(program, oracle, **engine_kw):
-    """The ``l1m3n`` program's ``algorithm="subgradient"`` route: P1′ with radius ``program.lam``; the engine's
-    ``max_iter`` is the number of passes and ``time_limit`` applies (``eps``, ``slack`` and the solver play no part)."""
-    return projected_subgradient(oracle, program.lam, n_iter=engine_kw.get("max_iter", 500),
-                                 time_limit=engine_kw.get("time_limit"), progress=engine_kw.get("progress", False),
-                                 **program.subgradient)

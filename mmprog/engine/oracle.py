@@ -29,8 +29,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from .cuts import Cuts, CountCut, LabelingCut
-from .exceptions import ParameterError
+from ..cuts import Cuts, CountCut, LabelingCut
+from ..exceptions import ParameterError
 
 BACKENDS = ("serial", "thread", "process", "dask")
 
@@ -153,7 +153,7 @@ def merge_one_slack(parts, X, n):
 
 
 def _init_worker(fmap, prepared, w_name=None, dim=0):
-    # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
+    # Ctrl-C reaches the whole process group: the parent decides (mmprog.engine.interrupts), workers finish their chunk
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -161,7 +161,7 @@ def _init_worker(fmap, prepared, w_name=None, dim=0):
         threadpool_limits(1)
     except ImportError:          # scikit-learn brings it; without it the workers keep their BLAS threads
         pass
-    from .features import _binary
+    from ..features import _binary
     _binary.MAX_THREADS = 1      # nor do the compiled passes over X start threads of their own here
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
@@ -228,6 +228,13 @@ class Oracle:
     """
 
     labeling_cuts = False
+
+    def like(self, fmap, prepared, backend=None):
+        """An oracle over another feature map (and its prepared data) with this one's back end and settings, the
+        same Dask client included: what a program that separates over a map of its own (PoMEN's expected
+        features) asks for. ``backend`` overrides the back end (e.g. ``"serial"`` for one call)."""
+        return Oracle(fmap, prepared, backend=backend or self.backend, n_jobs=self.n_jobs, client=self._client,
+                      chunk_size=self.chunk_size)
 
     def __init__(self, fmap, prepared, backend="serial", n_jobs=None, client=None, chunk_size=None):
         if backend not in BACKENDS:

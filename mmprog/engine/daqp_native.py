@@ -33,7 +33,7 @@ class GramDualDAQP:
     Parameters
     ----------
     gram_rows : callable(model, rows: list of int) -> ndarray, shape (len(rows), r)
-        Rows of G against every cut so far (as for :class:`mmprog.programs._highs_native.GramDualQP`).
+        Rows of G against every cut so far (as for :class:`mmprog.engine.highs_native.GramDualQP`).
     """
 
     def __init__(self, gram_rows):
@@ -52,7 +52,7 @@ class GramDualDAQP:
         return qp
 
     def sync(self, model):
-        from ._highs_native import grown_gram
+        from .highs_native import grown_gram
         r = model.ws.size
         self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
         model._gram_stale = False
@@ -68,7 +68,7 @@ class GramDualDAQP:
         variables; return the checked :class:`~mmprog.solvers.SolveStatus` (its objective the dual master's
         maximum, its time the whole solve's, KKT checks included)."""
         from ..solvers.daqp import DAQP_INF, solve_dense
-        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, _finish
+        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, finish_solve
         t_start = time.perf_counter()
         time_limit = time_limit or SOLVE_TIME_LIMIT          # no solve runs unbounded
         new_cols = self.sync(model)
@@ -142,4 +142,4 @@ class GramDualDAQP:
         status = SolveStatus(status.termination, status.solution_status,
                              f"{status.solver_message}; {passes} working-set pass(es), {len(W)} of {r} cuts", elapsed,
                              objective)
-        return _finish("daqp", status, raise_on_failure)
+        return finish_solve("daqp", status, raise_on_failure)
