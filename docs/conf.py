@@ -45,7 +45,9 @@ suppress_warnings = ["myst.header"]   # the cards start their sections at ### un
 # MathJax 3 is copied from the sphinx-mathjax-offline wheel into _static/mathjax by mmprog_docs (no CDN).
 mathjax_path = "mathjax/tex-chtml.js"
 # its fonts load from the script's own folder ([mathjax]/output/chtml/fonts), so every page finds them locally
-mathjax3_config = {"tex": {"processEscapes": True}}
+# textmacros: \_ inside \text{} (component names such as half\_quad), loaded from _static/mathjax/input as well
+mathjax3_config = {"loader": {"load": ["[tex]/textmacros"]},
+                   "tex": {"processEscapes": True, "packages": {"[+]": ["textmacros"]}}}
 
 # ------------------------------------------------------------------------------------------------ notebooks
 nb_execution_mode = "force"           # every build runs the tutorials: their plots and checks are this build's

@@ -242,7 +242,7 @@ def build_parser():
 def _load_extra_commands():
     """Sub-commands that live beside their subject (verify, show, reproduce): imported if present."""
     import importlib
-    for mod in ("mmprog.duality_cli", "mmprog.reproduce", "mmprog.tagging_cli"):
+    for mod in ("mmprog.duality_cli", "mmprog.reproduce", "mmprog.tagging_cli", "mmprog.report"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["mathjax_dir", "report_html", "write_report"]
+__all__ = ["mathjax_dir", "report_html", "write_report", "refit_saved"]
 
 #: the distribution that ships MathJax 3 (``pip install 'mmprog[docs]'``)
 MATHJAX_DIST = "sphinx-mathjax-offline"
@@ -41,3 +41,228 @@ def mathjax_dir():
         if f.name == "tex-chtml.js":
             return Path(dist.locate_file(f)).parent
     raise RuntimeError(f"{MATHJAX_DIST} {dist.version} holds no tex-chtml.js")
+
+
+def _png(fig):
+    """A matplotlib Figure as a ``data:`` URI (PNG), so the page carries its pictures."""
+    import base64
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _num(x):
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+def _math(tex):
+    """The generator's LaTeX as MathJax reads it: each ``align*`` environment on its own, ``%`` comment lines (the
+    generator's notes on component sizes) dropped outside the environments, ``\\_`` inside ``\\text{}`` written as
+    the ``_`` MathJax's text mode shows as it is (without its textmacros extension, which would be fetched)."""
+    import html
+    import re
+    tex = re.sub(r"\\text\{([^{}]*)\}", lambda m: "\\text{" + m.group(1).replace("\\_", "_") + "}", tex)
+    envs = re.findall(r"\\begin\{align\*\}.*?\\end\{align\*\}", tex, flags=re.S)
+    return "\n".join(f'<div class="math">{html.escape(e)}</div>' for e in envs)
+
+
+def report_html(result, dataset=None, solvers=None, title=None, checks=None):
+    """The report page of a trained result as one HTML string (no external file: MathJax and the plots inlined).
+
+    Parameters
+    ----------
+    result : Result
+        A trained program (:func:`mmprog.fit`).
+    dataset : optional
+        The training data, passed to :func:`mmprog.duality.check` for the statements that compare predictions.
+    solvers : list of str, optional
+        Solvers for the ``verify`` table (default: every installed one, as ``mmprog verify``).
+    title : str, optional
+        The page's title (default: the program and its termination).
+    checks : list of Check, optional
+        The ``verify`` rows when already computed (default: :func:`mmprog.duality.check` runs here).
+
+    Returns
+    -------
+    str
+        The page.
+    """
+    import html
+
+    from .duality import check
+    from .inspect import to_latex
+    esc = html.escape
+    s = result.summary()
+    title = title or f"mmprog report: {result.program} ({result.termination})"
+    facts = [("program", result.program), ("parameters", ", ".join(f"{k} = {v}" for k, v in result.params.items())),
+             ("solver", result.solver), ("slack form", result.slack), ("termination", result.termination),
+             ("rounds", s["n_iter"]), ("cuts", s["n_cuts"]), ("master optimum (lower bound)", s["primal_objective"]),
+             ("dual value from the solver's multipliers", s["dual_objective"]),
+             ("best full objective (upper bound)", s["upper_bound"]), ("relative gap", s["gap"]),
+             ("non-zero weights", f"{s['nonzero_weights']} of {result.w.size}")]
+    parts = [f"<h1>{esc(title)}</h1>",
+             "<table class='facts'>" + "".join(f"<tr><th>{esc(k)}</th><td>{esc(_num(v))}</td></tr>"
+                                                for k, v in facts) + "</table>"]
+    parts += ["<h2>The master program</h2>",
+              "<p>As the Pyomo model states it at the end of the fit (<code>mmprog show --latex</code>):</p>",
+              _math(to_latex(result))]
+    try:
+        dual = _math(to_latex(result, dual=True))
+        parts += ["<h2>Its explicit dual</h2>",
+                  "<p>Built from the same cuts (<code>mmprog.duality.dual_model</code>):</p>", dual]
+    except (NotImplementedError, KeyError, TypeError, ValueError) as e:
+        parts += ["<h2>Its explicit dual</h2>", f"<p>Not available for this fit: {esc(str(e))}</p>"]
+    if getattr(result, "history", None):
+        parts += ["<h2>Convergence</h2>",
+                  f"<img alt='bounds, gap and cuts per round' src='{_png(result.plot_convergence())}'>"]
+    rows = check(result, solvers=solvers, dataset=dataset) if checks is None else checks
+    n_fail = sum(c.status == "fail" for c in rows)
+    parts += ["<h2>Verified statements (<code>mmprog verify</code>)</h2>",
+              f"<p>{sum(c.status == 'pass' for c in rows)} passed, {n_fail} failed, "
+              f"{sum(c.status == 'skipped' for c in rows)} skipped.</p>",
+              "<table class='verify'><tr><th>statement</th><th>lhs</th><th>rhs</th><th>gap</th><th>tolerance</th>"
+              "<th>status</th></tr>"
+              + "".join(f"<tr class='{esc(c.status)}'><td>{esc(c.statement)}</td><td>{_num(c.lhs)}</td>"
+                        f"<td>{_num(c.rhs)}</td><td>{_num(c.gap)}</td><td>{_num(c.tolerance)}</td>"
+                        f"<td>{esc(c.status)}{(': ' + esc(c.reason)) if c.reason else ''}</td></tr>" for c in rows)
+              + "</table>"]
+    tw = getattr(result, "template_weights", None)
+    if tw is not None:
+        import numpy as np
+        names = list(getattr(result, "template_names", None) or [f"template {j}" for j in range(len(tw))])
+        parts += ["<h2>Template weights μ</h2>",
+                  f"<img alt='template weights' src='{_png(result.plot_template_weights())}'>",
+                  "<table class='templates'><tr><th>template</th><th>μ</th></tr>"
+                  + "".join(f"<tr><td>{esc(str(n))}</td><td>{_num(float(m))}</td></tr>"
+                            for n, m in zip(names, np.asarray(tw, dtype=float)))
+                  + "</table>"]
+    mathjax = (mathjax_dir() / "tex-svg.js").read_text(encoding="utf-8").replace("</script", "<\\/script")
+    style = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}"
+             "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;"
+             "text-align:left;vertical-align:top}tr.fail td{background:#fdd}tr.skipped td{color:#777}"
+             "img{max-width:100%}.math{overflow-x:auto}")
+    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{esc(title)}</title><style>{style}</style>"
+            "<script>window.MathJax={tex:{processEscapes:true},svg:{fontCache:'global'}};</script>"
+            f"<script>{mathjax}</script></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def write_report(result, path, **kwargs):
+    """Write :func:`report_html` to ``path`` (a temporary file beside it, then renamed). Returns the path."""
+    import os
+    import tempfile
+    text = report_html(result, **kwargs)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".html", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return str(path)
+
+
+def refit_saved(model_path, data_spec, eps=1e-3, max_iter=500, train_fold=None, rtol=1e-6):
+    """The fit behind a saved model, run again: a saved model (``.json`` + ``.npz``) keeps its weights, not its
+    master, so the report re-runs the fit it records (program, parameters, solver, slack form) on ``data_spec``
+    and accepts the result only when its weights are the saved ones.
+
+    Parameters
+    ----------
+    model_path : str
+        The saved model (``M`` or ``M.json``).
+    data_spec : str
+        The training data, as given to ``mmprog train --data``.
+    eps, max_iter : float, int
+        The stopping settings the model was trained with (a saved model does not record them).
+    train_fold : int, optional
+    rtol : float
+        Largest accepted ``max|w − w_saved| / max(1, max|w_saved|)``.
+
+    Returns
+    -------
+    result : Result
+    dataset : the training data
+
+    Raises
+    ------
+    ParameterError
+        One line when the model is a text model (trained with ``--templates``) or when the refit's weights differ
+        from the saved ones (naming the difference and the settings to pass).
+    """
+    import numpy as np
+
+    import mmprog
+    from .commands import load_data
+    from .exceptions import ParameterError
+    from .result import load
+    saved = load(model_path)
+    if getattr(saved, "extractor", None) is not None:
+        raise ParameterError(f"{model_path}: a text model (trained with --templates); mmprog report refits models "
+                             f"trained on a data spec. In Python: mmprog.tagging.fit_text(...).to_html(PATH)")
+    meta = saved.meta or {}
+    params = dict(saved.params or {})
+    C = params.pop("C", None)
+    ds = load_data(data_spec, train_fold, "train")
+    res = mmprog.fit(ds, program=saved.program, C=C, solver=meta.get("solver"), slack=meta.get("slack"), eps=eps,
+                     max_iter=max_iter, **params)
+    w0 = np.asarray(saved.w, dtype=float)
+    if res.w.shape != w0.shape:
+        raise ParameterError(f"{model_path}: the refit on {data_spec} has {res.w.size} weights, the model "
+                             f"{w0.size}; pass the data the model was trained on")
+    diff = float(np.max(np.abs(res.w - w0))) / max(1.0, float(np.max(np.abs(w0))) if w0.size else 1.0)
+    if diff > rtol:
+        raise ParameterError(f"{model_path}: the refit on {data_spec} (eps {eps:g}, max_iter {max_iter}) gives "
+                             f"weights {diff:.3g} away from the model's (relative; tolerance {rtol:g}); pass the "
+                             f"--data, --eps and --max-iter the model was trained with")
+    return res, ds
+
+
+def _report_command(p):
+    p.add_argument("--model", required=True, help="saved model (PATH.json with PATH.npz beside it)")
+    p.add_argument("--data", required=True, help="the data spec the model was trained on (it is refitted: a saved "
+                                                 "model keeps its weights, not its master)")
+    p.add_argument("--train-fold", type=int, default=None)
+    p.add_argument("--eps", type=float, default=1e-3, help="the eps the model was trained with (default 1e-3)")
+    p.add_argument("--max-iter", type=int, default=500)
+    p.add_argument("--solver", action="append", default=None, help="solvers of the verify table (repeatable)")
+    p.add_argument("--out", default=None, help="the page to write (default MODEL.report.html)")
+
+    def run(args):
+        import os
+
+        from .exceptions import ParameterError
+        base = args.model
+        for ext in (".json", ".npz"):
+            base = base[:-len(ext)] if base.endswith(ext) else base
+        out = args.out or base + ".report.html"
+        if os.path.abspath(out) in {os.path.abspath(base + e) for e in (".json", ".npz")}:
+            raise ParameterError(f"--out {out}: that is the model's own file; a report never overwrites its input")
+        res, ds = refit_saved(args.model, args.data, eps=args.eps, max_iter=args.max_iter,
+                              train_fold=args.train_fold)
+        print(write_report(res, out, dataset=ds, solvers=args.solver))
+        return 0
+    return run
+
+
+def _register():
+    from .commands import command
+    command("report", "write one self-contained HTML page for a saved model: master and dual typeset, convergence "
+                      "plot, the verify table, template weights (refits it on --data)")(_report_command)
+
+
+_register()
