@@ -68,7 +68,7 @@ docs-check: docs
 	mkdir -p $(REPORT)
 	$(VENV)/bin/mmprog train --data tsv:data/tiny_chain.tsv --program mtl --C 1 --out $(REPORT)/mtl --json >/dev/null
 	$(VENV)/bin/mmprog report --model $(REPORT)/mtl --data tsv:data/tiny_chain.tsv --out $(REPORT)/mtl.html
-	$(PY) docs/check_site.py --site $(DOCS_OUT) --page $(REPORT)/mtl.html
+	$(PY) docs/check_site.py --all --site $(DOCS_OUT) --page $(REPORT)/mtl.html
 
 bench: apt $(STAMP)
 	$(PY) -m mmprog.bench inference

@@ -90,6 +90,7 @@ PROBE = r"""
     mathjax: (window.MathJax && MathJax.version) || null,
     typeset: document.querySelectorAll('mjx-container').length,
     errors: document.querySelectorAll('mjx-merror').length,
+    messages: [...document.querySelectorAll('mjx-merror')].slice(0, 3).map(e => e.getAttribute('data-mjx-error') || e.textContent),
     raw: (document.body.innerText.match(/\\begin\{/g) || []).length,
     images: imgs.map(i => ({src: (i.getAttribute('src') || '').slice(0, 60), width: i.naturalWidth})),
   };
@@ -198,7 +199,7 @@ def check_page(browser, path, min_images=0):
     if res["typeset"] == 0:
         fails.append(f"{path}: no typeset mathematics (no mjx-container)")
     if res["errors"]:
-        fails.append(f"{path}: {res['errors']} MathJax errors (mjx-merror)")
+        fails.append(f"{path}: {res['errors']} MathJax errors (mjx-merror): {res['messages']}")
     if res["raw"]:
         fails.append(f"{path}: {res['raw']} raw \\begin{{ left in the visible text")
     bad = [im["src"] for im in res["images"] if im["width"] <= 0]
@@ -215,6 +216,7 @@ def main(argv=None):
     ap.add_argument("--program", default="m3n", help="the program page opened in the browser")
     ap.add_argument("--tutorial", default="laplace", help="the tutorial page opened in the browser")
     ap.add_argument("--page", action="append", default=[], help="another HTML file to open (e.g. a report)")
+    ap.add_argument("--all", action="store_true", help="open every program page and every tutorial")
     ap.add_argument("--no-browser", action="store_true", help="links only")
     args = ap.parse_args(argv)
     site = Path(args.site)
@@ -225,8 +227,15 @@ def main(argv=None):
     if not args.no_browser:
         b = Browser()
         try:
-            failures += check_page(b, site / "user_guide" / "programs" / f"{args.program}.html")
-            failures += check_page(b, site / "tutorials" / f"{args.tutorial}.html", min_images=2)
+            programs = [site / "user_guide" / "programs" / f"{args.program}.html"]
+            tutorials = [site / "tutorials" / f"{args.tutorial}.html"]
+            if args.all:
+                programs = sorted(p for p in (site / "user_guide" / "programs").glob("*.html") if p.stem != "index")
+                tutorials = sorted(p for p in (site / "tutorials").glob("*.html") if p.stem != "index")
+            for p in programs:
+                failures += check_page(b, p)
+            for p in tutorials:
+                failures += check_page(b, p, min_images=2)
             for p in args.page:
                 failures += check_page(b, p, min_images=1)
         finally:

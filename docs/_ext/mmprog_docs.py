@@ -234,8 +234,9 @@ def escape_bars(app, what, name, obj, options, lines):
     """Docstrings state |x|, ‖w‖ and |S| as plain text; escape the bars outside inline literals so reST shows them
     instead of looking up a substitution (the source stays readable in ``help()``)."""
     for i, line in enumerate(lines):
-        if "|" not in line or line.lstrip().startswith(("+-", "|")):
-            continue
+        bare = line.strip()
+        if "|" not in line or bare.startswith("+-") or (bare.startswith("|") and bare.endswith("|")):
+            continue                               # grid-table rows
         parts = line.split("``")
         for j in range(0, len(parts), 2):          # even parts are outside ``literals``
             parts[j] = _BARS.sub(lambda m: "\\|" + m.group(1) + "\\|", parts[j])
@@ -251,7 +252,22 @@ def skip_foreign(app, what, name, obj, skip, options):
     return skip
 
 
+def own_environments(app, doctree):
+    """A displayed block that holds its own amsmath environments (the generator's output shown by a notebook,
+    ``display(Latex(to_latex(res)))``) is given to MathJax as it is (``nowrap``), keeping only the environments: Sphinx
+    would wrap ``align*`` in ``split`` (which TeX refuses) and the generator's ``%`` notes between environments would
+    show as text."""
+    from docutils import nodes
+    for node in doctree.findall(nodes.math_block):
+        text = node.astext()
+        envs = [e.group(0) for e in _ENV.finditer(text)]
+        if envs and not node.get("nowrap"):
+            node["nowrap"] = True
+            node.children = [nodes.Text("\n".join(envs))]
+
+
 def setup(app):
+    app.connect("doctree-read", own_environments)
     app.connect("autodoc-process-docstring", escape_bars)
     app.connect("autodoc-skip-member", skip_foreign)
     app.connect("builder-inited", builder_inited)
