@@ -176,27 +176,27 @@ def write_report(result, path, **kwargs):
     return str(path)
 
 
-def refit_saved(model_path, data_spec, eps=1e-3, max_iter=500, train_fold=None, rtol=1e-6):
+def refit_saved(model_path, dataset, eps=1e-3, max_iter=500, rtol=1e-6, data_name="the data"):
     """The fit behind a saved model, run again: a saved model (``.json`` + ``.npz``) keeps its weights, not its
-    master, so the report re-runs the fit it records (program, parameters, solver, slack form) on ``data_spec``
-    and accepts the result only when its weights are the saved ones.
+    master, so the report re-runs the fit it records (program, parameters, solver, slack form) on ``dataset`` and
+    accepts the result only when its weights are the saved ones.
 
     Parameters
     ----------
     model_path : str
         The saved model (``M`` or ``M.json``).
-    data_spec : str
-        The training data, as given to ``mmprog train --data``.
+    dataset : SequenceDataset or TreeDataset
+        The training data.
     eps, max_iter : float, int
         The stopping settings the model was trained with (a saved model does not record them).
-    train_fold : int, optional
     rtol : float
         Largest accepted ``max|w − w_saved| / max(1, max|w_saved|)``.
+    data_name : str
+        How the data are named in an error message (the data spec).
 
     Returns
     -------
-    result : Result
-    dataset : the training data
+    Result
 
     Raises
     ------
@@ -206,8 +206,7 @@ def refit_saved(model_path, data_spec, eps=1e-3, max_iter=500, train_fold=None, 
     """
     import numpy as np
 
-    import mmprog
-    from .commands import load_data
+    from .api import fit
     from .exceptions import ParameterError
     from .result import load
     saved = load(model_path)
@@ -217,52 +216,15 @@ def refit_saved(model_path, data_spec, eps=1e-3, max_iter=500, train_fold=None, 
     meta = saved.meta or {}
     params = dict(saved.params or {})
     C = params.pop("C", None)
-    ds = load_data(data_spec, train_fold, "train")
-    res = mmprog.fit(ds, program=saved.program, C=C, solver=meta.get("solver"), slack=meta.get("slack"), eps=eps,
-                     max_iter=max_iter, **params)
+    res = fit(dataset, program=saved.program, C=C, solver=meta.get("solver"), slack=meta.get("slack"), eps=eps,
+              max_iter=max_iter, **params)
     w0 = np.asarray(saved.w, dtype=float)
     if res.w.shape != w0.shape:
-        raise ParameterError(f"{model_path}: the refit on {data_spec} has {res.w.size} weights, the model "
+        raise ParameterError(f"{model_path}: the refit on {data_name} has {res.w.size} weights, the model "
                              f"{w0.size}; pass the data the model was trained on")
     diff = float(np.max(np.abs(res.w - w0))) / max(1.0, float(np.max(np.abs(w0))) if w0.size else 1.0)
     if diff > rtol:
-        raise ParameterError(f"{model_path}: the refit on {data_spec} (eps {eps:g}, max_iter {max_iter}) gives "
+        raise ParameterError(f"{model_path}: the refit on {data_name} (eps {eps:g}, max_iter {max_iter}) gives "
                              f"weights {diff:.3g} away from the model's (relative; tolerance {rtol:g}); pass the "
                              f"--data, --eps and --max-iter the model was trained with")
-    return res, ds
-
-
-def _report_command(p):
-    p.add_argument("--model", required=True, help="saved model (PATH.json with PATH.npz beside it)")
-    p.add_argument("--data", required=True, help="the data spec the model was trained on (it is refitted: a saved "
-                                                 "model keeps its weights, not its master)")
-    p.add_argument("--train-fold", type=int, default=None)
-    p.add_argument("--eps", type=float, default=1e-3, help="the eps the model was trained with (default 1e-3)")
-    p.add_argument("--max-iter", type=int, default=500)
-    p.add_argument("--solver", action="append", default=None, help="solvers of the verify table (repeatable)")
-    p.add_argument("--out", default=None, help="the page to write (default MODEL.report.html)")
-
-    def run(args):
-        import os
-
-        from .exceptions import ParameterError
-        base = args.model
-        for ext in (".json", ".npz"):
-            base = base[:-len(ext)] if base.endswith(ext) else base
-        out = args.out or base + ".report.html"
-        if os.path.abspath(out) in {os.path.abspath(base + e) for e in (".json", ".npz")}:
-            raise ParameterError(f"--out {out}: that is the model's own file; a report never overwrites its input")
-        res, ds = refit_saved(args.model, args.data, eps=args.eps, max_iter=args.max_iter,
-                              train_fold=args.train_fold)
-        print(write_report(res, out, dataset=ds, solvers=args.solver))
-        return 0
-    return run
-
-
-def _register():
-    from .commands import command
-    command("report", "write one self-contained HTML page for a saved model: master and dual typeset, convergence "
-                      "plot, the verify table, template weights (refits it on --data)")(_report_command)
-
-
-_register()
+    return res

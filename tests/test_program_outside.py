@@ -27,7 +27,7 @@ from mmprog.duality import (Duality, cross_solver_checks, duality_for, feasibili
                             working_set_arrays)
 from mmprog.programs import base as program_registry
 from mmprog.programs import statements
-from mmprog.programs import Program, Solution, register, registered
+from mmprog.programs import MasterState, Program, Solution, register, registered
 from mmprog.solvers import values_of
 from mmprog.cuts import WorkingSet
 from mmprog.solvers import ProblemClass, get_solver
@@ -52,6 +52,7 @@ class LInfSVM(Program):
         m.dims = dims
         m.master = "primal"
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -70,7 +71,7 @@ class LInfSVM(Program):
         model.ws.add(cuts)
         added = self.add_cut_rows(model, cuts, w_list=model.w_list)
         # an LP's new rows go to the solver's persistent copy at the next solve (Program.solve)
-        model._unsynced = getattr(model, "_unsynced", []) + added
+        model.master_state.unsynced += added
         return added
 
     def drop_cuts(self, model, positions):

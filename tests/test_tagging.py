@@ -364,7 +364,7 @@ def test_parse_streams_stdin_in_batches(tmp_path, capsys, monkeypatch):
     """parse reads standard input and parses it batch by batch: with batches of a few tokens the output (heads,
     comments, the attachment scores of --json) is the one of the whole file parsed at once."""
     import mmprog
-    import mmprog.tagging_cli as tcli
+    import mmprog.cli.parse as tcli
     from mmprog.datasets import load_conllu
     train, test = tmp_path / "train.conllu", tmp_path / "test.conllu"
     _chain_treebank(train, 20, 5)

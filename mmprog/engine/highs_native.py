@@ -118,7 +118,7 @@ class GramDualQP:
     negated maximisation of Theorem 3, ICML 2008 Laplace M³N, as HiGHS wants a convex minimisation).
 
     One column per cut and one budget row per slack are kept for the life of the model; the Hessian G is passed again
-    when cuts arrive or, after ``model._gram_stale`` is set (a new metric), recomputed whole. The α values are loaded
+    when cuts arrive or, after ``model.master_state.gram_stale`` is set (a new metric), recomputed whole. The α values are loaded
     back into the Pyomo variables ``model.ws.components``.
 
     Parameters
@@ -151,18 +151,18 @@ class GramDualQP:
     @classmethod
     def of(cls, model, gram_rows, **kw):
         """The object kept on ``model`` (made on the first call with these arguments)."""
-        qp = getattr(model, "_gram_qp", None)
-        if qp is None:
-            qp = model._gram_qp = cls(gram_rows, **kw)
-        return qp
+        state = model.master_state
+        if state.gram_qp is None:
+            state.gram_qp = cls(gram_rows, **kw)
+        return state.gram_qp
 
     def sync(self, model):
         highspy, h, ws = self.highspy, self.h, model.ws
         r = ws.size
-        stale = getattr(model, "_gram_stale", False)
+        stale = model.master_state.gram_stale
         if r > self.n_cols or stale:
             self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, stale)
-            model._gram_stale = False
+            model.master_state.gram_stale = False
             dl, ex = ws.dl_array(), ws.example_array()
             budget = float(model.C.value) * model.slack_scale
             new_pos = np.arange(self.n_cols, r)

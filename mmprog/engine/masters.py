@@ -67,8 +67,8 @@ def solve_master(program, model, solver, options=None, time_limit=None):
     SolveStatus
     """
     route = choose(program, model, solver)
-    if route is not GramDualDAQPRoute and getattr(model, "_alpha_loaded", None) is not None:
-        model._alpha_loaded = None      # another route writes the α variables (see GramDualDAQP.solve)
+    if route is not GramDualDAQPRoute:
+        model.master_state.alpha_loaded = None      # another route writes the α variables (see GramDualDAQP.load)
     return route.solve(program, model, solver, options=options, time_limit=time_limit)
 
 
@@ -116,10 +116,10 @@ class NativeLPRoute:
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
         from .highs_native import NativeLP
-        lp = getattr(model, "_native", None)
-        if lp is None:
-            lp = model._native = NativeLP(**program.native_lp(model))
-        status, model._alpha_native = lp.solve(model.ws, time_limit=time_limit)
+        state = model.master_state
+        if state.native_lp is None:
+            state.native_lp = NativeLP(**program.native_lp(model))
+        status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
         model.solved_with = "highs-native"
         return status
 

@@ -406,3 +406,21 @@ def labeling_scatter(indptr, indices, tok, g, y, K, V, zero):
             else:
                 V[base + a] += 1.0
                 V[base + b] -= 1.0
+
+
+@njit(**_JIT)
+def integer_counts(values, out):
+    """Write ``values`` into the int32 array ``out`` if every one is an integer of int32's range; returns whether
+    they all were (``out`` is then partly written and not to be used).
+
+    Parameters
+    ----------
+    values : ndarray of float64, shape (m,)
+    out : ndarray of int32, shape (m,)
+    """
+    for k in range(values.shape[0]):
+        v = values[k]
+        if not (-2147483647.0 <= v <= 2147483647.0) or v != np.floor(v):
+            return False
+        out[k] = np.int32(v)
+    return True

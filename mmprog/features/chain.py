@@ -781,7 +781,7 @@ class ChainFeatureMap:
         flat[s_nnz:] = d * K + t_nz
         vals = None
         if counts:
-            from ..programs._sparse_rows import integer_counts
+            from ._binary import integer_counts
             vals = np.empty(len(flat), dtype=np.int32)
             if not (integer_counts(state.data, vals[:s_nnz]) and integer_counts(t_flat[t_nz], vals[s_nnz:])):
                 vals = None           # real-valued features: the float row

@@ -20,7 +20,7 @@ from .statements import (CROSS_SOLVER_TIME_LIMIT, Duality, base_dual, duals_of, 
                        solve_value, support_of, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
                        sparsity_check, working_set_arrays)
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from ..solvers import values_of
 from ..cuts import WorkingSet
 
@@ -100,6 +100,7 @@ class L1M3N(Program):
         m = pyo.ConcreteModel(name="l1m3n")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -120,6 +121,7 @@ class L1M3N(Program):
         """The Pyomo statement of the factored P1 LP (:mod:`mmprog.engine.factored_lp`): variables μ, ν, ξ and the
         Viterbi bounds V, A, G; its rows (``model.rows``) are written by :meth:`materialise`."""
         m = pyo.ConcreteModel(name="l1m3n_factored")
+        m.master_state = MasterState()
         m.factored = lp
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -189,7 +191,7 @@ class L1M3N(Program):
                 con.deactivate()
             added.append(con)
         ws.components.extend(added)
-        model._unsynced = getattr(model, "_unsynced", []) + [c for c in added if c.active]
+        model.master_state.unsynced += [c for c in added if c.active]
         return added
 
     def master_form(self, model):
@@ -215,7 +217,7 @@ class L1M3N(Program):
         ws = model.ws
         w = values_of(model.mu_list) - values_of(model.nu_list)
         xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
-        native = getattr(model, "_alpha_native", None)
+        native = model.master_state.alpha_native
         if native is not None and getattr(model, "solved_with", None) == "highs-native":
             alpha = np.maximum(native, 0.0)
         else:

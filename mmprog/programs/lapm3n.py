@@ -38,7 +38,7 @@ from .statements import (Check, Duality, base_dual, scale_of, solve_value, suppo
                        feasibility_checks, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import MMProgError, ParameterError, check_param
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 # ``master="auto"``: the primal (readable; HiGHS's active-set QP copes) up to this many joint features, the Gram
 # dual above — the same rule as ``m3n``
 from .m3n import AUTO_DUAL_DIM as AUTO_PRIMAL_DIM
@@ -130,14 +130,15 @@ class DiagonalM3N(Program):
         else:
             # the Gram matrix of every cut changes: the native HiGHS object re-takes its Hessian, the Pyomo
             # statement is re-written on the next materialise
-            model._gram_stale = True
-            model._quad_done = 0
+            model.master_state.gram_stale = True
+            model.master_state.quad_done = 0
 
     # --- building -------------------------------------------------------------------------------------
     def build(self, dims: Dims):
         m = pyo.ConcreteModel(name=f"{self.name}_{self.resolved_master(dims)}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.master = self.resolved_master(dims)
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
@@ -156,7 +157,7 @@ class DiagonalM3N(Program):
             m.quadratic = pyo.Expression(expr=0.0)
             m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
             m.alpha_of_slack = {}
-            m._quad_done = 0
+            m.master_state.quad_done = 0
         return m
 
     def _xi_sum(self, m):
@@ -205,7 +206,7 @@ class DiagonalM3N(Program):
         if getattr(m, "master", None) != "dual":
             return
         ws = m.ws
-        done = getattr(m, "_quad_done", 0)
+        done = m.master_state.quad_done
         if done == 0:
             m.quadratic.set_value(0.0)
         new = list(range(done, ws.size))
@@ -221,7 +222,7 @@ class DiagonalM3N(Program):
             nz = np.nonzero(row[:pos])[0]
             terms.extend(float(row[q]) * alpha[q] * a for q in nz)
         m.quadratic.set_value(m.quadratic.expr + pyo.quicksum(terms))
-        m._quad_done = ws.size
+        m.master_state.quad_done = ws.size
 
     def master_form(self, model):
         """The dual master is ``"gram_dual"`` with G_D = ΔF diag(D) ΔFᵀ: with HiGHS, one persistent highspy object
@@ -230,10 +231,12 @@ class DiagonalM3N(Program):
         self._metric = model.metric
         return "gram_dual" if model.master == "dual" else None
 
+    #: the metric-scaled masters take the native HiGHS route only (DAQP's was measured on P0's masters; any other
+    #: solver reads the Pyomo model), whatever ``model.native`` says
+    native_solvers = ("highs",)
+
     def native_ok(self, model, solver):
-        # the metric-scaled masters take the native HiGHS route only (DAQP's was measured on P0's masters; any other
-        # solver reads the Pyomo model), whatever ``model.native`` says
-        return solver.name == "highs"
+        return solver.name in self.native_solvers
 
     def gram_rows(self, model, rows):
         """Rows of G_D = ΔF diag(D) ΔFᵀ for the model's current metric D."""

@@ -29,7 +29,7 @@ from .statements import (Check, Duality, base_dual, duals_of, objective_of, resu
                        sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from ..solvers import values_of
 from ..cuts import WorkingSet
 
@@ -88,6 +88,7 @@ class M3N(Program):
         m = pyo.ConcreteModel(name=f"m3n_{self.resolved_master(dims)}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.master = self.resolved_master(dims)
         # objective weight of ξ: the 1-slack ξ stands for the sum of n per-example slacks
         m.slack_scale = float(dims.n) / dims.n_slacks
@@ -119,7 +120,7 @@ class M3N(Program):
 
     def _add_primal(self, m, cuts):
         added = self.add_cut_rows(m, cuts, m.w_list)
-        m._unsynced = getattr(m, "_unsynced", []) + added
+        m.master_state.unsynced += added
         return added
 
     def _add_dual(self, m, cuts, positions):
@@ -133,7 +134,7 @@ class M3N(Program):
         m = model
         if getattr(m, "master", None) != "dual":
             return
-        done = getattr(m, "_quad_done", 0)
+        done = m.master_state.quad_done
         ws = m.ws
         if done >= ws.size:
             return
@@ -149,7 +150,7 @@ class M3N(Program):
             nz = np.nonzero(row[:pos])[0]
             quad_terms.extend(float(row[q]) * all_alpha[q] * a for q in nz)
         m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms)
-        m._quad_done = ws.size
+        m.master_state.quad_done = ws.size
 
     def master_form(self, model):
         """The Gram dual is ``"gram_dual"``: a back end may solve it from G, Δℓ and the budgets (DAQP on a
@@ -175,7 +176,7 @@ class M3N(Program):
             margins = ws.dF() @ w if ws.size else np.zeros(0)
             xi = values_of([model.xi[i] for i in range(n_slacks)])
         else:
-            daqp = getattr(model, "_gram_daqp", None)
+            daqp = model.master_state.gram_daqp
             if daqp is not None and getattr(model, "solved_with", None) == "daqp" and len(daqp.alpha) == ws.size:
                 # the α DAQP just loaded into the Pyomo variables, without reading r variables back (O(r) Python a
                 # round: 1.1 s of the 504 OCR fold-0 rounds)
@@ -183,10 +184,10 @@ class M3N(Program):
             else:
                 alpha = values_of(ws.components) if ws.size else np.zeros(0)
             alpha = np.maximum(alpha, 0.0)       # interior-point iterates may sit a hair below the bound
-            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-            spare, model.w_spare = getattr(model, "w_spare", None), None
+            # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+            spare, model.master_state.w_spare = model.master_state.w_spare, None
             w = ws.tdot(alpha, out=spare) if ws.size else np.zeros(model.dims.dim)
-            gram = getattr(getattr(model, "_gram_daqp", None), "G", None)
+            gram = None if model.master_state.gram_daqp is None else model.master_state.gram_daqp.G
             if gram is not None and gram.shape[0] == ws.size:
                 # ΔF w = ΔF ΔFᵀ α = G α: (r, r) instead of reading every ΔF row again (r × dim)
                 margins = gram @ alpha

@@ -55,7 +55,7 @@ from .statements import (Check, Duality, objective_of, result_numbers, scale_of,
                        feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from ..solvers import values_of
 from ..cuts import WorkingSet
 
@@ -151,7 +151,7 @@ def template_combination(ws, alpha, mu, groups, out=None):
     mu : ndarray, shape (m,)
     groups : ndarray of int, shape (dim,)
     out : ndarray of float64, shape (dim,), optional
-        Written over (the engine's previous w, ``model.w_spare``), so the round holds one w, not two.
+        Written over (the engine's previous w, ``model.master_state.w_spare``), so the round holds one w, not two.
 
     Returns
     -------
@@ -462,6 +462,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         m = pyo.ConcreteModel(name=f"mtl_{self.form}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.form = self.form
         m.template_names = names
         m.groups = groups
@@ -479,7 +480,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
             m.quad = pyo.Constraint(m.templates, rule=lambda mm, j: mm.half_quad[j] - mm.theta <= 0)
             m.objective = pyo.Objective(expr=m.linear - m.theta, sense=pyo.maximize)
             m.alpha_of_slack = {}
-            m._quad_done = 0
+            m.master_state.quad_done = 0
         else:
             _build_primal_socp(m, dims, groups, len(names))
         return m
@@ -504,7 +505,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         if getattr(model, "form", None) != "dual":
             return
         ws, gram = model.ws, model.gram
-        done = model._quad_done
+        done = model.master_state.quad_done
         if done >= ws.size:
             return
         gram.grow(ws)
@@ -521,7 +522,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
                 terms.extend(float(row[t]) * alphas[t] * a for t in nz)
             if terms:
                 model.half_quad[j].set_value(model.half_quad[j].expr + pyo.quicksum(terms))
-        model._quad_done = ws.size
+        model.master_state.quad_done = ws.size
 
     def master_form(self, model):
         """The dual form (6) is ``"qcqp_dual"``: with Ipopt (and ``native``) it is solved from its arrays (see the
@@ -534,7 +535,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
     def solve(self, model, solver, **kw):
         self.materialise(model)
         status = solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
-        model._native_mu = None
+        model.master_state.native_mu = None
         return status
 
     def solve_native(self, model, time_limit=None, raise_on_failure=True):
@@ -559,7 +560,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         for p, a in zip(act, alpha):
             ws.components[p].set_value(float(a), skip_validation=True)
         model.theta.set_value(theta)
-        model._native_mu = mu
+        model.master_state.native_mu = mu
         model.solved_with = "ipopt"
         return status
 
@@ -574,7 +575,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
             norms = np.sqrt(group_sq_norms(values_of(model.w_list), model.groups, model.gram.m))
             tot = norms.sum()
             return (norms / tot if tot > 0 else np.full(model.gram.m, 1.0 / model.gram.m)), 1.0
-        mu = getattr(model, "_native_mu", None)
+        mu = model.master_state.native_mu
         if mu is None:
             from ..solvers import duals
             mu = duals(model, [model.quad[j] for j in model.templates], getattr(model, "solved_with", None))
@@ -593,8 +594,8 @@ class MTL(Program, TemplateNormsOfLastSolution):
         mu, mu_sum = self.template_weights_of(model)
         if model.form == "dual":
             alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
-            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-            spare, model.w_spare = getattr(model, "w_spare", None), None
+            # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+            spare, model.master_state.w_spare = model.master_state.w_spare, None
             w = template_combination(ws, alpha, mu, groups, out=spare)      # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
             # wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r: the margins from the Gram matrices, without another pass over the cut rows
             margins = mu @ gram.products(alpha) if ws.size else np.zeros(0)

@@ -23,7 +23,7 @@ from .statements import (Check, Duality, base_dual, objective_of, rebuild_as, re
                        working_set_arrays)
 from ..exceptions import MMProgError, SolverError, SolverUnavailable, check_param
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from ..solvers import values_of
 from ..cuts import WorkingSet
 
@@ -63,6 +63,7 @@ class P4(Program):
         m = pyo.ConcreteModel(name="p4")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)

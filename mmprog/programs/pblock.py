@@ -44,7 +44,7 @@ from .statements import (Check, Duality, rebuild_as, result_numbers, scale_of, c
 from ..exceptions import MMProgError, ParameterError, SolverError, SolverUnavailable
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, template_combination,
                   template_groups)
 from .mtl import group_norms, template_grams
@@ -365,6 +365,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         m = pyo.ConcreteModel(name=f"pblock_p{self.p:g}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.template_names = names
         m.groups = groups
         m.gram = TemplateGram(groups, len(names))
@@ -379,7 +380,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         m.sq_norm = pyo.Expression(m.templates, initialize=0.0)
         m.objective = pyo.Objective(expr=m.linear, sense=pyo.maximize)
         m.alpha_of_slack = {}
-        m._quad_done = 0
+        m.master_state.quad_done = 0
         return m
 
     def reads_labeling_cuts(self, model):
@@ -397,7 +398,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         Qʲ ≠ 0 (the others contribute 0 and would put 0^{p*/2} into the expression)."""
         ws, gram = model.ws, model.gram
         gram.grow(ws)
-        done = model._quad_done
+        done = model.master_state.quad_done
         alphas = ws.components
         if done < ws.size:
             R = gram.block(np.arange(done, ws.size), np.arange(ws.size))      # (m, new, s): the pending rows
@@ -412,13 +413,15 @@ class PBlock(Program, TemplateNormsOfLastSolution):
                     terms.extend(2.0 * float(row[t]) * alphas[t] * a for t in nz)
                 if terms:
                     model.sq_norm[j].set_value(model.sq_norm[j].expr + pyo.quicksum(terms))
-            model._quad_done = ws.size
+            model.master_state.quad_done = ws.size
         # templates whose terms are written (a cut with Qʲ_rr > 0 among those ever added; the dropped ones' terms
         # stay in the expression with α fixed at 0)
-        model._quad_live = getattr(model, "_quad_live", np.zeros(gram.m, bool))
+        state = model.master_state
+        if state.quad_live is None:
+            state.quad_live = np.zeros(gram.m, bool)
         if ws.size:
-            model._quad_live |= np.any(np.diagonal(gram.block(gram.held), axis1=1, axis2=2) > 0, axis=1)
-        live = [j for j in range(gram.m) if model._quad_live[j]]
+            state.quad_live |= np.any(np.diagonal(gram.block(gram.held), axis1=1, axis2=2) > 0, axis=1)
+        live = [j for j in range(gram.m) if state.quad_live[j]]
         ps = self.pstar
         if live:
             S = pyo.quicksum(model.sq_norm[j] ** (ps / 2.0) for j in live)
@@ -501,8 +504,8 @@ class PBlock(Program, TemplateNormsOfLastSolution):
             margins[held] = parts["margins"]
             parts["margins"] = margins
         mu = parts["mu"] if parts is not None else np.zeros(gram.m)
-        # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-        spare, model.w_spare = getattr(model, "w_spare", None), None
+        # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+        spare, model.master_state.w_spare = model.master_state.w_spare, None
         w = template_combination(ws, alpha, mu, model.groups, out=spare)           # (13)
         xi = np.zeros(n_slacks)
         if ws.size:

@@ -826,17 +826,17 @@ class PoMEN(M3N):
         # remember the labeling behind every cut, in working-set order: the next EM round seeds its master with
         # the support of this one re-evaluated under the new p(z) (old rows are constraints of the old problem)
         if cuts.labelings is not None and len(cuts):
-            model._labelings = getattr(model, "_labelings", []) + [
-                (np.asarray(cuts.example).copy(), np.asarray(cuts.labelings).copy())]
+            model.master_state.labelings.append((np.asarray(cuts.example).copy(),
+                                                 np.asarray(cuts.labelings).copy()))
         else:
-            model._labelings_complete = False
+            model.master_state.labelings_complete = False
         return super().add_cuts(model, cuts)
 
     @staticmethod
     def support_of(model, alpha, tol=1e-9):
         """(examples, labelings) of the cuts with a positive multiplier, or None."""
-        parts = getattr(model, "_labelings", [])
-        if not parts or not getattr(model, "_labelings_complete", True):
+        parts = model.master_state.labelings
+        if not parts or not model.master_state.labelings_complete:
             return None
         T = max(l.shape[1] for _, l in parts)
         ex = np.concatenate([e for e, _ in parts])

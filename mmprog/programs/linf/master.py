@@ -298,8 +298,7 @@ def solve_linf(samples, b=1.0, *, solver="highs", route="auto", n_start=100, bat
             if handle is None and slv.persistent:
                 # set up on the empty master: columns then go to the solver in one batch per round (discovering
                 # them row by row inside the solver interface costs seconds per thousand columns)
-                handle = slv.persistent_handle(model)
-                model._handle = handle
+                handle = model.master_state.handle = slv.persistent_handle(model)
             new_vars, new_cons = prog.add_cuts(model, Cuts(chosen, Z, np.full(len(chosen), prog.b)))
             if handle is not None:
                 handle.add_variables(new_vars)

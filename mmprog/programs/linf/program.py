@@ -9,7 +9,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ...cuts import Cuts
 from ...exceptions import ParameterError, SolverError, check_param
 from ...solvers import ProblemClass
-from ..base import Dims, Program, Solution, register
+from ..base import Dims, MasterState, Program, Solution, register
 from ...solvers import values_of
 from ...cuts import WorkingSet
 
@@ -84,6 +84,7 @@ class LInf(Program):
         m.dims = dims
         m.joint_dim = int(dims.dim if joint_dim is None else joint_dim)
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.b = float(self.b)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
         # t >= 0 is implied by -t <= w_j <= t once a column exists; stated so the empty master is bounded
