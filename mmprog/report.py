@@ -13,7 +13,7 @@ from __future__ import annotations
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["mathjax_dir", "report_html", "write_report", "refit_saved"]
+__all__ = ["mathjax_dir", "report_html", "write_report"]
 
 #: the distribution that ships MathJax 3 (``pip install 'mmprog[docs]'``)
 MATHJAX_DIST = "sphinx-mathjax-offline"
@@ -174,57 +174,3 @@ def write_report(result, path, **kwargs):
             os.unlink(tmp)
         raise
     return str(path)
-
-
-def refit_saved(model_path, dataset, eps=1e-3, max_iter=500, rtol=1e-6, data_name="the data"):
-    """The fit behind a saved model, run again: a saved model (``.json`` + ``.npz``) keeps its weights, not its
-    master, so the report re-runs the fit it records (program, parameters, solver, slack form) on ``dataset`` and
-    accepts the result only when its weights are the saved ones.
-
-    Parameters
-    ----------
-    model_path : str
-        The saved model (``M`` or ``M.json``).
-    dataset : SequenceDataset or TreeDataset
-        The training data.
-    eps, max_iter : float, int
-        The stopping settings the model was trained with (a saved model does not record them).
-    rtol : float
-        Largest accepted ``max|w − w_saved| / max(1, max|w_saved|)``.
-    data_name : str
-        How the data are named in an error message (the data spec).
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ParameterError
-        One line when the model is a text model (trained with ``--templates``) or when the refit's weights differ
-        from the saved ones (naming the difference and the settings to pass).
-    """
-    import numpy as np
-
-    from .api import fit
-    from .exceptions import ParameterError
-    from .result import load
-    saved = load(model_path)
-    if getattr(saved, "extractor", None) is not None:
-        raise ParameterError(f"{model_path}: a text model (trained with --templates); mmprog report refits models "
-                             f"trained on a data spec. In Python: mmprog.tagging.fit_text(...).to_html(PATH)")
-    meta = saved.meta or {}
-    params = dict(saved.params or {})
-    C = params.pop("C", None)
-    res = fit(dataset, program=saved.program, C=C, solver=meta.get("solver"), slack=meta.get("slack"), eps=eps,
-              max_iter=max_iter, **params)
-    w0 = np.asarray(saved.w, dtype=float)
-    if res.w.shape != w0.shape:
-        raise ParameterError(f"{model_path}: the refit on {data_name} has {res.w.size} weights, the model "
-                             f"{w0.size}; pass the data the model was trained on")
-    diff = float(np.max(np.abs(res.w - w0))) / max(1.0, float(np.max(np.abs(w0))) if w0.size else 1.0)
-    if diff > rtol:
-        raise ParameterError(f"{model_path}: the refit on {data_name} (eps {eps:g}, max_iter {max_iter}) gives "
-                             f"weights {diff:.3g} away from the model's (relative; tolerance {rtol:g}); pass the "
-                             f"--data, --eps and --max-iter the model was trained with")
-    return res
