@@ -58,7 +58,7 @@ test: apt $(STAMP)
 # warnings as errors. Open docs/_build/html/index.html.
 DOCS_OUT := docs/_build/html
 docs: apt $(STAMP)
-	$(PY) -m sphinx -W --keep-going -q -b html docs $(DOCS_OUT)
+	$(PY) -m sphinx -W --keep-going -q -j auto -b html docs $(DOCS_OUT)
 	@echo "docs: open $(DOCS_OUT)/index.html"
 
 # Internal links (no network) and a real browser: maths typeset, plots loaded, on a program page, a tutorial and

@@ -230,6 +230,10 @@ def copy_mathjax(app, exc):
 _BARS = re.compile(r"(?<![\\|\w])\|(?=[^\s|])([^|`\n]*?[^\s|\\])\|(?![\w|])")
 
 
+#: a file glob such as models/*.md: its * would open reST emphasis
+_GLOB = re.compile(r"(?<=/)\*(?=[.\w])")
+
+
 def escape_bars(app, what, name, obj, options, lines):
     """Docstrings state |x|, ‖w‖ and |S| as plain text; escape the bars outside inline literals so reST shows them
     instead of looking up a substitution (the source stays readable in ``help()``)."""
@@ -240,6 +244,7 @@ def escape_bars(app, what, name, obj, options, lines):
         parts = line.split("``")
         for j in range(0, len(parts), 2):          # even parts are outside ``literals``
             parts[j] = _BARS.sub(lambda m: "\\|" + m.group(1) + "\\|", parts[j])
+            parts[j] = _GLOB.sub(r"\\*", parts[j])
         lines[i] = "``".join(parts)
 
 
