@@ -239,7 +239,8 @@ def escape_bars(app, what, name, obj, options, lines):
     instead of looking up a substitution (the source stays readable in ``help()``)."""
     for i, line in enumerate(lines):
         bare = line.strip()
-        if "|" not in line or bare.startswith("+-") or (bare.startswith("|") and bare.endswith("|")):
+        if ("|" not in line and "/*" not in line) or bare.startswith("+-") or \
+                (bare.startswith("|") and bare.endswith("|")):
             continue                               # grid-table rows
         parts = line.split("``")
         for j in range(0, len(parts), 2):          # even parts are outside ``literals``
