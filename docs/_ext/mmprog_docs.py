@@ -151,8 +151,8 @@ def _fmt(v):
         if v != v:
             return "nan"
         a = abs(v)
-        if a == 0 or 1e-3 <= a < 1e6:
-            return f"{v:.4g}" if a < 1000 else f"{v:,.0f}"
+        if a == 0 or 1e-3 <= a < 1e15:
+            return f"{v:.4g}" if a < 1000 else f"{v:,.0f}"      # 3,395,246 tokens/s reads better than 3.395e+06
         return f"{v:.3e}"
     return _cell(v)
 
