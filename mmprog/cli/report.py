@@ -11,7 +11,7 @@ from .common import load_data
 NAME = "report"
 HELP = ("write one self-contained HTML page for a saved model: master and dual typeset, convergence plot, the "
         "verify table, template weights (the fit is re-run on --data and must give the saved weights)")
-ORDER = 85
+ORDER = 95
 
 
 def add_arguments(p):
