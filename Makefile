@@ -14,10 +14,11 @@ ASL_LIB := /usr/lib/x86_64-linux-gnu/libamplsolver.so
 STAMP  := $(VENV)/.installed
 # libamplsolver-dev, cmake, g++: to build pynumero's ASL interface for cyipopt.
 # glpk-utils (glpsol), coinor-cbc (cbc): licence-free second LP/MIP solvers for the cross-solver tests.
-APT_PKGS := libamplsolver-dev cmake g++ glpk-utils coinor-cbc
+# chromium: the headless browser of `make docs-check` (typeset maths, loaded plots on the built pages).
+APT_PKGS := libamplsolver-dev cmake g++ glpk-utils coinor-cbc chromium
 PIP_TOOLS := pip-tools==7.6.2
 
-.PHONY: demo test bench clean env apt lock
+.PHONY: demo test bench clean env apt lock docs docs-check
 
 env: $(STAMP)
 
@@ -53,6 +54,22 @@ demo: apt $(STAMP)
 test: apt $(STAMP)
 	$(PY) -m pytest -q
 
+# The docs site, offline (MathJax from the sphinx-mathjax-offline wheel, tutorials executed during the build),
+# warnings as errors. Open docs/_build/html/index.html.
+DOCS_OUT := docs/_build/html
+docs: apt $(STAMP)
+	$(PY) -m sphinx -W --keep-going -q -j auto -b html docs $(DOCS_OUT)
+	@echo "docs: open $(DOCS_OUT)/index.html"
+
+# Internal links (no network) and a real browser: maths typeset, plots loaded, on a program page, a tutorial and
+# the page of `mmprog report`.
+REPORT := docs/_build/report
+docs-check: docs
+	mkdir -p $(REPORT)
+	$(VENV)/bin/mmprog train --data tsv:data/tiny_chain.tsv --program mtl --C 1 --out $(REPORT)/mtl --json >/dev/null
+	$(VENV)/bin/mmprog report --model $(REPORT)/mtl --data tsv:data/tiny_chain.tsv --out $(REPORT)/mtl.html
+	$(PY) docs/check_site.py --all --site $(DOCS_OUT) --page $(REPORT)/mtl.html
+
 bench: apt $(STAMP)
 	$(PY) -m mmprog.bench inference
 
@@ -62,8 +79,8 @@ lock:
 	$(PYTHON) -m venv $(VENV)-lock
 	$(VENV)-lock/bin/pip install -q $(PIP_TOOLS)
 	$(VENV)-lock/bin/pip-compile --quiet --upgrade --generate-hashes --allow-unsafe --strip-extras --all-build-deps \
-	  --extra test,ipopt,scip,bench --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
+	  --extra test,ipopt,scip,bench,docs --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
 	rm -rf $(VENV)-lock
 
 clean:
-	rm -rf $(VENV) $(VENV)-lock build *.egg-info
+	rm -rf $(VENV) $(VENV)-lock build *.egg-info docs/_build docs/_generated docs/_autosummary docs/user_guide/programs docs/tutorials/*.ipynb

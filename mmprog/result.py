@@ -371,6 +371,12 @@ class Result(Predictor):
         from .plots import plot_template_weights
         return plot_template_weights(self)
 
+    def to_html(self, path=None, **kwargs):
+        """The report page of this fit: master and dual typeset, convergence plot, ``verify`` table, template
+        weights (:func:`mmprog.report.report_html`; written to ``path`` when given, else returned)."""
+        from .report import report_html, write_report
+        return write_report(self, path, **kwargs) if path else report_html(self, **kwargs)
+
     def __repr__(self):
         s = self.summary()
         return (f"Result(program={s['program']!r}, termination={s['termination']!r}, n_iter={s['n_iter']}, "

@@ -237,7 +237,7 @@ def _input_columns(predictor, n_fields, source, line, columns, label_column):
 
 
 def text_chunks(stream, chunk_bytes=1 << 22, source="-", encoding="utf-8"):
-    """Cut a binary stream of CoNLL text into pieces that end at a sentence boundary (a blank line).
+    r"""Cut a binary stream of CoNLL text into pieces that end at a sentence boundary (a blank line).
 
     Parameters
     ----------

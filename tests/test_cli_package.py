@@ -4,7 +4,7 @@ import pkgutil
 import mmprog.cli
 from mmprog.cli import build_parser, commands, main
 
-TODAY = ["train", "predict", "evaluate", "export", "solvers", "data", "demo", "verify", "show", "catalogue",
+TODAY = ["train", "predict", "evaluate", "export", "solvers", "data", "demo", "verify", "show", "report", "catalogue",
          "reproduce", "tag", "parse"]
 
 

@@ -7,8 +7,8 @@ names the line where there is one); through the CLI the same files give exit cod
 line on stderr, no traceback.
 
 Generation is deterministic (``derandomize=True``, no example database) so CI sees the same cases every run; every
-property uses the one profile below. README (Data) states the number of generated cases (:func:`_fuzz_cases`) and
-:func:`test_readme_states_the_case_count` keeps it true.
+property uses the one profile below. The docs' data page (docs/user_guide/data.md) states the number of generated
+cases (:func:`_fuzz_cases`) and :func:`test_docs_state_the_case_count` keeps it true.
 """
 import gzip
 import io
@@ -564,7 +564,7 @@ def test_cli_truncated_npz_subprocess(tmp_path):
     assert run.stderr.count("\n") == 1 and run.stderr.startswith(f"mmprog: error: {npz}"), run.stderr
 
 
-# ------------------------------------------------------------------------------------------- the count in README
+# ------------------------------------------------------------------------------------------- the count in the docs
 def _fuzz_cases():
     """Generated cases this module runs: MAX_EXAMPLES for every parametrised instance of every Hypothesis test (all
     use the FUZZ profile)."""
@@ -579,9 +579,9 @@ def _fuzz_cases():
     return total
 
 
-def test_readme_states_the_case_count():
+def test_docs_state_the_case_count():
     n_cases = _fuzz_cases()
-    readme = (ROOT / "README.md").read_text()
-    m = re.search(r"([\d,]+) generated (?:bad )?(?:files|cases)", readme)
-    assert m, "README (Data) must state how many generated cases the fuzz suite runs"
+    page = (ROOT / "docs" / "user_guide" / "data.md").read_text()
+    m = re.search(r"([\d,]+) generated (?:bad )?(?:files|cases)", page)
+    assert m, "docs/user_guide/data.md must state how many generated cases the fuzz suite runs"
     assert int(m.group(1).replace(",", "")) == n_cases, (m.group(0), n_cases)

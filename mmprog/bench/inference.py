@@ -1,4 +1,4 @@
-"""``python -m mmprog.bench inference [--repeat N] [--seed S] [--c-reference] [--clock cpu|wall]``: kernel speed.
+"""``python -m mmprog.bench inference [--repeat N] [--seed S] [--c-reference] [--clock cpu|wall] [--record PATH]``: kernel speed.
 
 Prints two tables measured in the same run on random scores:
 
@@ -278,6 +278,15 @@ def _fmt_rate(x):
     return f"{x / 1e6:7.2f} M" if x >= 1e6 else f"{x / 1e3:7.1f} k"
 
 
+#: rows of the run for ``--record`` (:mod:`mmprog.bench.record`): one per (system, setting) measured
+ROWS = []
+
+
+def _row(system, setting, items, seconds, unit, **extra):
+    ROWS.append({"system": system, "setting": setting, f"{unit}_per_s": items / seconds, "seconds": seconds,
+                 "clock": "cpu" if _clock is time.process_time else "wall", **extra})
+
+
 def bench_viterbi(rng, repeat, c_run):
     header = (f"{'B, T, K':>14} | {'batched f64':>11} | {'batched f32':>11} | {'per-seq loop':>12} | {'speed-up':>8} | "
               f"{'floor':>5} | ok")
@@ -300,6 +309,10 @@ def bench_viterbi(rng, repeat, c_run):
             raise AssertionError(f"viterbi scores disagree with the per-sequence loop at {(B, T, K)}")
         speedup = tloop / t64
         ok = speedup >= floor
+        setting = f"viterbi B={B} T={T} K={K}"
+        _row("mmprog batched f64", setting, tokens, t64, "tokens", floor=floor, floor_met=bool(ok))
+        _row("mmprog batched f32", setting, tokens, t32, "tokens")
+        _row("per-sequence loop", setting, tokens, tloop, "tokens")
         all_ok &= ok
         row = (f"{str((B, T, K)):>14} | {_fmt_rate(tokens / t64):>11} | {_fmt_rate(tokens / t32):>11} | "
                f"{_fmt_rate(tokens / tloop):>12} | {speedup:7.1f}x | {floor:4.1f}x | {'yes' if ok else 'NO'}")
@@ -308,6 +321,7 @@ def bench_viterbi(rng, repeat, c_run):
             if not np.allclose(scc, scref, rtol=0, atol=1e-9):
                 raise AssertionError(f"C reference disagrees with the per-sequence loop at {(B, T, K)}")
             row += f" | {_fmt_rate(tokens / tc):>9} | {t64 / tc:6.2f}x"
+            _row("plain C (gcc -O3)", setting, tokens, tc, "tokens")
         print(row)
     return all_ok
 
@@ -335,6 +349,10 @@ def bench_parsers(rng, repeat):
             ref = tree_score(S, e)
             if max(abs(tree_score(S, c) - ref), abs(tree_score(S, d) - ref)) > 1e-9:
                 raise AssertionError(f"eisner disagrees with the Python reference at n = {n}")
+        for system, t in (("mmprog chu_liu_edmonds 1-by-1", t_cle), ("mmprog chu_liu_edmonds_batch", t_cleb),
+                          ("pure-Python Chu-Liu-Edmonds", t_cle_py), ("mmprog eisner 1-by-1", t_eis),
+                          ("mmprog eisner_batch", t_eisb), ("pure-Python Eisner", t_eis_py)):
+            _row(system, f"parse n={n} sentences={count}", count, t, "sentences")
         print(f"{n:>3} | {count:>5} | {count / t_cle:10.0f} | {count / t_cleb:9.0f} | {count / t_cle_py:10.0f} | "
               f"{t_cle_py / t_cle:6.1f}x | {t_cle_py / t_cleb:5.1f}x | {count / t_eis:13.0f} | "
               f"{count / t_eisb:12.0f} | {count / t_eis_py:13.0f} | {t_eis_py / t_eis:6.1f}x | "
@@ -350,7 +368,9 @@ def main(argv=None):
     parser.add_argument("--skip-parsers", action="store_true", help="only the Viterbi table")
     parser.add_argument("--clock", choices=sorted(_CLOCK), default="cpu",
                         help="cpu: process CPU time (default; robust on a shared machine), wall: elapsed time")
+    parser.add_argument("--record", metavar="PATH", help="also write the run's rows as a JSON record (mmprog.bench.record)")
     args = parser.parse_args(argv)
+    ROWS.clear()
     global _clock
     _clock = _CLOCK[args.clock]
     rng = np.random.default_rng(args.seed)
@@ -362,4 +382,11 @@ def main(argv=None):
         bench_parsers(rng, args.repeat)
     print()
     print("floors met" if ok else "FLOORS MISSED")
+    if args.record:
+        from . import record
+        record.write(args.record, "inference", ROWS, argv=argv,
+                     notes=[f"random scores, seed {args.seed}; best of {args.repeat} runs for the batched kernels, one "
+                            f"run for the per-sequence loops and pure-Python references; clock: {args.clock} time",
+                            "every kernel's answer is checked against the reference's in the same run"])
+        print(f"record written to {args.record}")
     return 0 if ok else 1

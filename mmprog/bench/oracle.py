@@ -1,4 +1,4 @@
-"""``python -m mmprog.bench oracle``: the separation oracle's round time, serial against the process pool and Dask.
+"""``python -m mmprog.bench oracle [--record PATH]``: the separation oracle's round time, serial against the process pool and Dask.
 
 Fits P0 in its 1-slack form (``m3n``, C = 1, eps 0.5, a fixed number of rounds, ``drop_after`` 10) on the first
 ``--limit`` CoNLL-2002 Spanish training sentences with the 134 NER templates (``--task ner``) or on OCR fold 0
@@ -38,7 +38,9 @@ def main(argv=None):
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--oracle", nargs="+", default=["serial", "process", "dask"],
                     choices=["serial", "thread", "process", "dask"])
+    ap.add_argument("--record", metavar="PATH", help="also write the run's rows as a JSON record (mmprog.bench.record)")
     args = ap.parse_args(argv)
+    rows = []
     import mmprog
     ds, C, eps = _data(args)
     print(f"{args.task}: {len(ds)} training examples, m3n 1-slack, C = {C:g}, {args.rounds} rounds, "
@@ -57,4 +59,15 @@ def main(argv=None):
         k = max(1, res.n_iter)
         print(f"{backend:>8} {res.n_iter:6d} {res.timings['oracle'] / k:14.3f} {res.timings['total'] / k:8.3f} "
               f"{wall:7.1f} {cpu:7.1f} {res.primal_objective:12.6f}")
+        rows.append({"system": f"mmprog oracle={backend}", "setting": f"{args.task} m3n 1-slack C={C:g}",
+                     "rounds": res.n_iter, "oracle_s_per_round": res.timings["oracle"] / k,
+                     "round_s": res.timings["total"] / k, "fit_wall_s": wall, "fit_cpu_s": cpu,
+                     "objective": res.primal_objective})
+    if args.record:
+        from . import record
+        record.write(args.record, "oracle", rows, argv=argv,
+                     notes=[f"{args.task}: {len(ds)} training examples, {args.rounds} rounds, n_jobs {args.n_jobs}; "
+                            f"one untimed round first (imports, first-call set-ups)",
+                            "the objectives must agree across backends: the oracles return the same cuts"])
+        print(f"record written to {args.record}")
     return 0
