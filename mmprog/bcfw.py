@@ -404,6 +404,10 @@ class BCFWRun:
         dF, dl = fmap.delta(prepared, ex, labs)
         return Cuts(ex, dF, dl, labs), alpha
 
+    def state_arrays(self):
+        """The working set and α as arrays (:func:`state_arrays`), for ``fit(resume=...)``."""
+        return state_arrays(self.state, self.C)
+
     def save(self, path):
         """Write the working set and α (``.npz``, no pickle) to a temporary file beside ``path``, then rename."""
         save_state(self.state, path, self.C)
@@ -465,8 +469,9 @@ def labelings_of(state, prepared, tol=0.0):
     return ex, np.array([alpha[i, m] for i, m in rows], dtype=np.float64), labs
 
 
-def save_state(state, path, C):
-    """The working set (every cached y ≠ yᵢ with α > 0, token-stacked) and α, as ``.npz``, written then renamed."""
+def state_arrays(state, C):
+    """The working set (every cached y ≠ yᵢ with α > 0, its labels token-stacked) and α as plain arrays: what
+    :func:`save_state` writes and ``fit(resume=...)`` takes."""
     lab, alpha, cnt = state["lab"], state["alpha"], state["cnt"]
     offsets = state["offsets"]
     ex, mm = [], []
@@ -478,13 +483,19 @@ def save_state(state, path, C):
     ex = np.array(ex, dtype=np.int64)
     mm = np.array(mm, dtype=np.int64)
     pieces = [lab[m, offsets[i]: offsets[i + 1]] for i, m in zip(ex, mm)]
-    tokens = np.concatenate(pieces) if pieces else np.zeros(0, np.int16)
+    return dict(example=ex, alpha=alpha[ex, mm] if len(ex) else np.zeros(0),
+                tokens=np.concatenate(pieces) if pieces else np.zeros(0, np.int16), C=np.float64(C),
+                n=np.int64(len(cnt)), n_tokens=np.int64(offsets[-1]))
+
+
+def save_state(state, path, C):
+    """:func:`state_arrays` as ``.npz`` (no pickle), written to a temporary file beside ``path`` and renamed."""
+    arrays = state_arrays(state, C)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".bcfw_", suffix=".npz", dir=folder)
     os.close(fd)
     try:
-        np.savez(tmp, example=ex, alpha=alpha[ex, mm] if len(ex) else np.zeros(0), tokens=tokens,
-                 C=np.float64(C), n=np.int64(len(cnt)), n_tokens=np.int64(offsets[-1]))
+        np.savez(tmp, **arrays)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -663,6 +674,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
         return rec
 
     certificate(np.inf)
+    wait = 1
     stop = gap <= gap_tol
     if stop:
         termination = "converged"
@@ -690,7 +702,14 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
         sq = float(w @ w)
         est_upper = 0.5 * sq + C * float(np.maximum(hinge, 0).sum())
         estimate = float(bgap.sum()) / max(1.0, abs(est_upper))
-        if estimate <= gap_tol or passes % check_every == 0 or passes == max_iter:
+        # a certificate costs about three passes (three oracle calls and w rebuilt): taken every check_every
+        # passes, and when the stale estimate says the gap may hold, then no sooner than `wait` passes after the
+        # last, `wait` doubling while the estimate is wrong
+        due = passes % check_every == 0 or passes == max_iter
+        if estimate <= gap_tol and passes - history[-1].passes >= wait:
+            due = True
+            wait = min(2 * wait, check_every)
+        if due:
             rec = certificate(estimate)
             if gap <= gap_tol:
                 termination = "converged"
