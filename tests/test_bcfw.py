@@ -136,3 +136,18 @@ def test_refuses_what_it_does_not_cover():
         bcfw.fit(_oracle(hidden))
     with pytest.raises(ParameterError, match="C must be a finite float > 0"):
         bcfw.fit(_oracle(ds), C=0.0)
+
+
+def test_fit_route_bcfw_returns_a_certified_result():
+    ds = tiny(seed=4)
+    C = 0.9
+    opt, w_full = solve_full(ds, C)
+    res = mmprog.fit(ds, C=C, route="bcfw", gap_tol=1e-6)
+    assert res.termination == "converged" and res.gap <= 1e-6
+    tol = 1e-7 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
+    assert np.allclose(res.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    with pytest.raises(ParameterError, match="route='bcfw' solves m3n"):
+        mmprog.fit(ds, program="l1m3n", route="bcfw")
+    with pytest.raises(ParameterError, match="route must be"):
+        mmprog.fit(ds, route="fw")

@@ -128,7 +128,8 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, ver
 def main(argv=None):
     from ..datasets.registry import default_data_root
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench certify", description=__doc__.splitlines()[0])
-    ap.add_argument("--task", choices=sorted(TASKS), default="chunk")
+    ap.add_argument("--task", default="chunk", help=f"one or more of {', '.join(sorted(TASKS))}, comma-separated "
+                    f"(run one after the other, one record)")
     ap.add_argument("--data-root", default=None, help="folder with conll2000/ and conll2002/ (default: the shared "
                     "data root)")
     ap.add_argument("--templates", default="rich", help="mmprog's template preset (both systems get its features)")
@@ -145,34 +146,44 @@ def main(argv=None):
     ap.add_argument("--verbose", action="store_true", help="print every certificate")
     args = ap.parse_args(argv)
     root = args.data_root or str(default_data_root())
-    t0 = time.perf_counter()
-    train, ds, test, ex = _features(args.task, root, args.templates, args.limit)
-    feature_seconds = time.perf_counter() - t0
-    rows = []
-    if args.skip != "crfsuite":
-        try:
-            rows.append(run_crfsuite(train, ds, test, c2=args.crfsuite_c2))
-        except ImportError:
-            print("mmprog.bench certify: python-crfsuite is missing; install the bench extra or give --skip crfsuite",
-                  file=sys.stderr)
-            return 2
-    if args.skip != "mmprog":
-        rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit, args.inner,
-                           args.cache_size, args.verbose)
-    tests = list(test)
-    print(f"{'system':<10} {'setting':<70} {'wall s':>8} {'CPU s':>8} {'gap':>9} " +
-          " ".join(f"{t + ' F1':>9}" for t in tests))
-    for r in rows:
-        if "train_seconds" not in r:
-            continue
-        gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
-        print(f"{r['system']:<10} {r['setting'][:70]:<70} {r['train_seconds']:8.1f} {r['cpu_seconds']:8.1f} {gap} " +
-              " ".join(f"{r[t + '_f1']:9.2f}" for t in tests))
+    tasks = args.task.split(",")
+    bad = [t for t in tasks if t not in TASKS]
+    if bad:
+        print(f"mmprog.bench certify: --task must name tasks among {', '.join(sorted(TASKS))}; got {bad[0]!r}",
+              file=sys.stderr)
+        return 2
+    rows, notes = [], []
+    for task in tasks:
+        t0 = time.perf_counter()
+        train, ds, test, ex = _features(task, root, args.templates, args.limit)
+        feature_seconds = time.perf_counter() - t0
+        notes.append(f"task {task}: {len(ds)} training sentences, {ex.n_features_} input features (templates "
+                     f"{args.templates}, built once in {feature_seconds:.1f} s and given to both systems)")
+        task_rows = []
+        if args.skip != "crfsuite":
+            try:
+                task_rows.append(run_crfsuite(train, ds, test, c2=args.crfsuite_c2))
+            except ImportError:
+                print("mmprog.bench certify: python-crfsuite is missing; install the bench extra or give --skip "
+                      "crfsuite", file=sys.stderr)
+                return 2
+        if args.skip != "mmprog":
+            task_rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit,
+                                    args.inner, args.cache_size, args.verbose)
+        tests = list(test)
+        print(f"{task}: {'system':<10} {'setting':<70} {'wall s':>8} {'CPU s':>8} {'gap':>9} " +
+              " ".join(f"{t + ' F1':>9}" for t in tests))
+        for r in task_rows:
+            r["task"] = task
+            if "train_seconds" not in r:
+                continue
+            gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
+            print(f"{task}: {r['system']:<10} {r['setting'][:70]:<70} {r['train_seconds']:8.1f} "
+                  f"{r['cpu_seconds']:8.1f} {gap} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests), flush=True)
+        rows += task_rows
     if args.record:
         from . import record
-        notes = [f"task {args.task}: {len(ds)} training sentences, {ex.n_features_} input features "
-                 f"(templates {args.templates}, built once in {feature_seconds:.1f} s and given to both systems)",
-                 "the two systems ran one after the other in this process (paired): the machine has 2 cores "
+        notes += ["the two systems ran one after the other in this process (paired): the machine has 2 cores "
                  "shared with other jobs, so only the pair's ratio is meaningful, and CPU seconds are the steadier "
                  "one; wall seconds include time lost to the other jobs",
                  "mmprog's gap is certified: upper = P0's full objective at the returned w (loss-augmented "
