@@ -168,8 +168,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         with interrupts.catch_interrupts(), blas_single():
             if route == "bcfw":
                 from . import bcfw
-                run = bcfw.engine_run(bcfw.fit(orc, C=prog.C, gap_tol=1e-2 if gap_tol is None else gap_tol,
-                                               max_iter=max_iter, time_limit=time_limit), fmap, prepared)
+                run, slack = bcfw.engine_run(bcfw.fit(orc, C=prog.C, gap_tol=1e-2 if gap_tol is None else gap_tol,
+                                                      max_iter=max_iter, time_limit=time_limit), fmap, prepared)
                 solver_name = "bcfw"
             elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the

@@ -438,48 +438,65 @@ class BCFWRun:
         save_state(self.state, path, self.C)
 
 
-def master(run, fmap, prepared, master="dual"):
+#: above this many cached labelings :func:`master` folds the working set into one 1-slack cut: the n-slack Gram dual
+#: holds r² entries (CoNLL-2000 ends with ~80,000 labelings, 6.4·10⁹ entries)
+MAX_MASTER_CUTS = 2000
+
+
+def master(run, fmap, prepared, master="dual", form="auto"):
     """P0's Pyomo master (:class:`mmprog.programs.m3n.M3N`) on the run's working set, its α loaded.
 
-    The statement that ``show``, ``export``, ``to_latex`` and ``verify`` read: the n-slack program on the cuts of
-    :meth:`BCFWRun.working_set`, whose optimum lies in [``run.lower_bound``, P*]. With ``master="dual"`` the α
-    variables hold the route's α, so the model's dual value is the certified lower bound before any re-solve.
+    The statement that ``show``, ``export``, ``to_latex`` and ``verify`` read, whose optimum lies in
+    [``run.lower_bound``, P*]: ``form="n"`` the n-slack program on the cuts of :meth:`BCFWRun.working_set` (one per
+    cached labeling), ``form="one"`` the 1-slack program on :meth:`BCFWRun.aggregated_cut`, ``"auto"`` the first up
+    to :data:`MAX_MASTER_CUTS` labelings. With ``master="dual"`` the α variables hold the route's α, so the
+    model's dual value is the certified lower bound before any re-solve.
 
     Returns
     -------
     program : M3N
     model : pyomo ConcreteModel
     alpha : ndarray, shape (n_cuts,)
+    slack : {"n", "one"}
     """
     from .programs import get_program
     from .programs.base import Dims
+    check_param("form", form, form in ("auto", "n", "one"), '"auto", "n" or "one"')
+    if form == "auto":
+        form = "n" if int(np.count_nonzero(run.state["alpha"][:, 1:] > 0)) <= MAX_MASTER_CUTS else "one"
     prog = get_program("m3n", C=run.C, master=master)
-    dims = Dims(n=prepared.n, dim=fmap.dim, n_slacks=prepared.n, groups=lambda: fmap.groups,
+    dims = Dims(n=prepared.n, dim=fmap.dim, n_slacks=prepared.n if form == "n" else 1, groups=lambda: fmap.groups,
                 group_names=fmap.group_names)
     model = prog.build(dims)
-    cuts, alpha = run.working_set(fmap, prepared)
+    cuts, alpha = run.working_set(fmap, prepared) if form == "n" else run.aggregated_cut()
     if len(cuts):
         prog.add_cuts(model, cuts)
         if master == "dual":
             for var, a in zip(model.ws.components, alpha):
                 var.set_value(float(a))
-    return prog, model, alpha
+    return prog, model, alpha, form
 
 
-def engine_run(run, fmap, prepared, master_kind="dual"):
+def engine_run(run, fmap, prepared, master_kind="dual", form="auto"):
     """The run as the engine's :class:`~mmprog.cutting_plane.EngineRun`, for :class:`mmprog.result.Result`: the
     master of :func:`master` as ``model``; ``solution.objective`` = D(α) (the certified lower bound, ≤ the
     master's optimum), ``upper_bound`` = P(w), so ``Result.gap`` is the route's certificate; ``n_iter`` counts
     passes.
+
+    Returns
+    -------
+    EngineRun
+    slack : {"n", "one"}
+        The master's slack form (for ``Result(..., slack)``).
     """
     from .cutting_plane import EngineRun
     from .programs.base import Solution
-    _, model, alpha = master(run, fmap, prepared, master_kind)
-    sol = Solution(w=run.w, xi=np.zeros(prepared.n), alpha=alpha, objective=run.lower_bound,
-                   dual_objective=run.lower_bound, extra={"master": master_kind, "route": "bcfw",
-                                                          "gap": run.gap})
+    _, model, alpha, form = master(run, fmap, prepared, master_kind, form)
+    sol = Solution(w=run.w, xi=np.zeros(prepared.n if form == "n" else 1), alpha=alpha, objective=run.lower_bound,
+                   dual_objective=run.lower_bound, extra={"master": master_kind, "route": "bcfw", "gap": run.gap})
     return EngineRun(model=model, solution=sol, history=list(run.history), termination=run.termination,
-                     n_iter=run.n_passes, timings=dict(run.timings), upper_bound=run.upper_bound)
+                     n_iter=run.n_passes, timings=dict(run.timings), upper_bound=run.upper_bound), form
+
 
 def labelings_of(state, prepared, tol=0.0):
     """Example, α and padded labeling (m, T_max) of every cached labeling y ≠ yᵢ with α > tol."""

@@ -80,8 +80,8 @@ def test_working_set_is_what_was_solved():
     # cuts are rows of the enumerated constraint set: Δℓ is the Hamming loss of each labeling
     for r in range(len(cuts)):
         assert cuts.dl[r] == np.sum(cuts.labelings[r, :len(ds.Y[cuts.example[r]])] != ds.Y[cuts.example[r]])
-    prog, model, a = bcfw.master(run, orc.fmap, orc.prepared)
-    assert np.array_equal(a, alpha)
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared)
+    assert form == "n" and np.array_equal(a, alpha)
     prog.solve(model, get_solver("highs"))
     sol = prog.read_solution(model)
     opt, _ = solve_full(ds, C)
@@ -94,7 +94,9 @@ def test_engine_run_gives_a_result_carrying_the_certificate():
     ds = tiny(seed=9)
     orc = _oracle(ds)
     run = bcfw.fit(orc, C=1.0, gap_tol=1e-4, max_iter=3000, check_every=1)
-    res = Result(orc.fmap, bcfw.engine_run(run, orc.fmap, orc.prepared), "m3n", {"C": 1.0}, "bcfw", "n")
+    er, slack = bcfw.engine_run(run, orc.fmap, orc.prepared)
+    assert slack == "n"
+    res = Result(orc.fmap, er, "m3n", {"C": 1.0}, "bcfw", slack)
     assert res.termination == "converged"
     assert res.gap == pytest.approx(run.gap, rel=1e-12)
     assert res.gap <= 1e-4
@@ -174,3 +176,9 @@ def test_aggregated_cut_certifies_the_same_lower_bound():
     prog.solve(model, get_solver("highs"))
     sol = prog.read_solution(model)
     assert run.lower_bound - 1e-6 <= sol.objective <= opt + 1e-6
+    # the same master through bcfw.master (Gram dual, α loaded: its value is the lower bound before any solve)
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, form="one")
+    assert form == "one" and model.dims.n_slacks == 1 and np.array_equal(a, beta)
+    assert prog.read_solution(model).dual_objective == pytest.approx(run.lower_bound, rel=1e-9)
+    prog.solve(model, get_solver("highs"))
+    assert prog.read_solution(model).objective == pytest.approx(sol.objective, rel=1e-6)
