@@ -587,7 +587,7 @@ def _hinge(oracle, w):
 
 
 def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, cache_size=64, seed=0,
-        check_every=5, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
+        check_every=20, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
         full_every=2):
     """Solve P0 by block-coordinate pairwise Frank–Wolfe on its n-slack dual until the duality gap is certified.
 
@@ -612,8 +612,10 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     seed : int
         Seed of the visiting order (one permutation a pass).
     check_every : int
-        Passes between certificates; a certificate is also computed whenever the pass's stale gap estimate
-        (Σᵢ block gaps) falls to gap_tol.
+        Passes between certificates (each costs about two passes: w rebuilt from α and two oracle calls); a
+        certificate is also computed when the pass's stale gap estimate (Σᵢ block gaps at the w of each visit),
+        scaled by the ratio of true gap to estimate at the last certificate, falls to gap_tol — then no sooner than
+        1, 2, 4, … passes after the last while that prediction proves wrong.
     resume : str or dict, optional
         A working set saved by :meth:`BCFWRun.save` (path) or its dict: the fit starts from that α.
     tol : float
@@ -745,11 +747,14 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
         sq = float(w @ w)
         est_upper = 0.5 * sq + C * float(np.maximum(hinge, 0).sum())
         estimate = float(bgap.sum()) / max(1.0, abs(est_upper))
-        # a certificate costs about three passes (three oracle calls and w rebuilt): taken every check_every
-        # passes, and when the stale estimate says the gap may hold, then no sooner than `wait` passes after the
-        # last, `wait` doubling while the estimate is wrong
+        # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
+        # says the gap may hold, then no sooner than `wait` passes after the last, `wait` doubling while it is wrong
         due = passes % check_every == 0 or passes == max_iter
-        if estimate <= gap_tol and passes - history[-1].passes >= wait:
+        # the stale estimate calibrated by the last certificate's ratio of true gap to estimate (0.6–0.7 on
+        # CoNLL-2000, where a certificate every 5 passes was 30 % of the fit's CPU time)
+        last = history[-1]
+        ratio = last.gap / last.estimate if np.isfinite(last.estimate) and last.estimate > 0 else 1.0
+        if estimate * ratio <= gap_tol and passes - last.passes >= wait:
             due = True
             wait = min(2 * wait, check_every)
         if due:

@@ -98,7 +98,7 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, ver
     fmap = feature_map_for(ds)
     orc = Oracle(fmap, fmap.prepare(ds))
     run = bcfw.fit(orc, C=C, gap_tol=gap_tol, time_limit=time_limit, inner=inner, cache_size=cache_size,
-                   check_every=5, verbose=verbose)
+                   verbose=verbose)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     setting = f"bcfw C={C:g} inner={inner} cache={cache_size}"
     rows = [dict(system="mmprog", setting=f"{setting} gap_tol={gap_tol:g}", train_seconds=wall, cpu_seconds=cpu,
@@ -110,7 +110,7 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, ver
         w1, c1 = time.perf_counter(), time.process_time()
         left = None if time_limit is None else max(1.0, time_limit - wall)
         more = bcfw.fit(orc, C=C, gap_tol=stretch, time_limit=left, inner=inner, cache_size=cache_size,
-                        check_every=5, resume=run.state_arrays(), verbose=verbose)
+                        resume=run.state_arrays(), verbose=verbose)
         rows.append(dict(system="mmprog", setting=f"{setting} gap_tol={stretch:g} (resumed from gap_tol={gap_tol:g})",
                          train_seconds=wall + time.perf_counter() - w1, cpu_seconds=cpu + time.process_time() - c1,
                          gap=more.gap, upper_bound=more.upper_bound, lower_bound=more.lower_bound,
