@@ -185,7 +185,8 @@ def main(argv=None):
         from . import record
         notes += ["the two systems ran one after the other in this process (paired): the machine has 2 cores "
                  "shared with other jobs, so only the pair's ratio is meaningful, and CPU seconds are the steadier "
-                 "one; wall seconds include time lost to the other jobs",
+                 "one; wall seconds include time lost to the other jobs; CPU seconds count every thread of the "
+                 "process (CRFsuite trains on one, mmprog's oracle may score tokens on two)",
                  "mmprog's gap is certified: upper = P0's full objective at the returned w (loss-augmented "
                  "inference on every example), lower = the n-slack dual value of the route's α",
                  "CRFsuite minimises a different objective (CRF likelihood with c2 = 1): its time is that of its "
