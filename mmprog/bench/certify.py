@@ -46,7 +46,11 @@ def _features(task, root, templates, limit):
 
 
 def _attributes(X):
-    """Each token's active input features as CRFsuite attribute names (one per feature index)."""
+    """Each token's active input features as CRFsuite attribute names (one per feature index, value 1: the template
+    features are 0/1, anything else is refused)."""
+    if X.nnz and not (X.data == 1).all():
+        raise ValueError("CRFsuite gets each active feature as an attribute of value 1; these token rows hold other "
+                         "values")
     return [[str(j) for j in X.indices[X.indptr[t]:X.indptr[t + 1]]] for t in range(X.shape[0])]
 
 
