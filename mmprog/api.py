@@ -11,7 +11,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
-        gap_tol=None, order=1, transitions="all", **program_params):
+        gap_tol=None, order=1, transitions="all", route="cutting-plane", **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -78,6 +78,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         best point and the upper bound (see :func:`mmprog.engine.loop.run`).
     gap_tol : float, optional
         Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
+    route : {"cutting-plane", "bcfw"}
+        ``"bcfw"``: P0 (program m3n, n-slack) solved by block-coordinate Frank–Wolfe on its dual until the duality
+        gap is ≤ ``gap_tol`` (default 1e-2; ``eps`` is not read), ``max_iter`` counting passes (:mod:`mmprog.bcfw`).
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
@@ -107,6 +110,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         program, slack, program_params = ck.program, ck.slack, ck.params
         C = program_params.pop("C", None)
     prog = get_program(program or "m3n", C=1.0 if C is None else C, **program_params)
+    check_param("route", route, route in ("cutting-plane", "bcfw"), '"cutting-plane" or "bcfw"')
+    if route == "bcfw" and (prog.name != "m3n" or slack not in (None, "n") or resume or checkpoint):
+        raise ParameterError("route='bcfw' solves m3n (P0) in the n-slack form, without checkpoint/resume; drop "
+                             "route or the other settings")
     if (checkpoint is not None or ck is not None) and not prog.checkpointable:
         raise ParameterError(f"checkpoint/resume is not available for program {prog.name!r} (its outer "
                              f"EM/variational loop keeps state a checkpoint of the working set does not hold); "
@@ -161,7 +168,12 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         # ΔFᵀα a round, r × dim = 500 × 4,004 on OCR) and OpenBLAS's second thread made them 3–5× slower on the
         # shared 2-core machine (OCR fold 0, eps 0.01: solver phase 7.0 s against 3.8 s, load average 5)
         with interrupts.catch_interrupts(), blas_single():
-            if hasattr(prog, "fit"):
+            if route == "bcfw":
+                from . import bcfw
+                run, slack = bcfw.engine_run(bcfw.fit(orc, C=prog.C, gap_tol=1e-2 if gap_tol is None else gap_tol,
+                                                      max_iter=max_iter, time_limit=time_limit), fmap, prepared)
+                solver_name = "bcfw"
+            elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
                 # engine
                 run = prog.fit(orc, ENGINE, **kw)

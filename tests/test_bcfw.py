@@ -1,0 +1,184 @@
+"""The block-coordinate Frank–Wolfe route (mmprog.bcfw) against the enumerated optimum of P0 and the cutting plane.
+
+Ground truth is tests/_enumerated.py: features by explicit loops, every labeling of every example as a constraint,
+the full QP handed to highspy directly — independent of the route's compiled kernels, Gram matrices and caches.
+"""
+import numpy as np
+import pytest
+
+import mmprog
+from mmprog import bcfw
+from mmprog.datasets.base import SequenceDataset
+from mmprog.exceptions import DataError, ParameterError
+from mmprog.features import ChainFeatureMap
+from mmprog.oracle import Oracle
+
+from _enumerated import K, hinge, solve_full, tiny
+
+
+def _oracle(ds, **kw):
+    fmap = ChainFeatureMap.from_dataset(ds, **kw)
+    return Oracle(fmap, fmap.prepare(ds))
+
+
+def _full_objective(ds, w, C):
+    return 0.5 * float(w @ w) + C * float(hinge(ds, w).sum())
+
+
+@pytest.mark.parametrize("seed,C,cache", [(3, 0.7, 32), (11, 2.0, 32), (7, 0.3, 4)])
+def test_reaches_the_enumerated_optimum_and_every_check_brackets_it(seed, C, cache):
+    """cache 4 (gold and three labelings) fills caches, so evictions happen on the way (a cache smaller than the
+    optimum's support cannot reach it: cache 3 stalls at gap 4e-3 on this instance)."""
+    ds = tiny(seed=seed)
+    opt, w_full = solve_full(ds, C)
+    orc = _oracle(ds)
+    run = bcfw.fit(orc, C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_size=cache)
+    assert run.termination == "converged"
+    tol = 1e-7 * max(1.0, abs(opt))
+    for check in run.history:
+        # the certificate is a true bracket of P0's optimum at every check, not only at the end
+        assert check.lower <= opt + tol
+        assert check.upper >= opt - tol
+    assert run.gap <= 1e-7
+    assert run.upper_bound - run.lower_bound <= 1e-7 * max(1.0, abs(run.upper_bound)) + 1e-12
+    # the upper bound is the full objective at the returned w, recomputed here by enumeration
+    assert _full_objective(ds, run.w, C) == pytest.approx(run.upper_bound, rel=1e-9, abs=1e-9)
+    # strictly convex: w itself is P0's
+    assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    if cache == 4:
+        assert run.history[-1].evicted > 0
+
+
+def test_same_solution_as_the_cutting_plane_route():
+    ds = tiny(seed=13)
+    C = 1.5
+    cp = mmprog.fit(ds, program="m3n", C=C, solver="highs", eps=1e-7)
+    assert cp.termination == "converged"
+    run = bcfw.fit(_oracle(ds), C=C, gap_tol=1e-7, max_iter=3000, check_every=1)
+    assert run.termination == "converged"
+    # both objectives are within their certificates of one optimum
+    assert run.lower_bound <= cp.upper_bound + 1e-7
+    assert cp.primal_objective <= run.upper_bound + 1e-7
+    assert np.allclose(run.w, cp.w, atol=1e-3 * max(1.0, np.abs(cp.w).max()))
+
+
+def test_working_set_is_what_was_solved():
+    """The cuts and α handed out give back w(α) and the certified lower bound, and P0's Pyomo master on them has
+    its optimum between the certified bounds."""
+    from mmprog.solvers import get_solver
+    ds = tiny(seed=5)
+    C = 0.8
+    orc = _oracle(ds)
+    run = bcfw.fit(orc, C=C, gap_tol=1e-3, max_iter=3000, check_every=1, average=False)
+    cuts, alpha = run.working_set(orc.fmap, orc.prepared)
+    assert len(cuts) == len(alpha) > 0 and np.all(alpha > 0)
+    # n-slack budgets: Σ_y αᵢ(y) ≤ C per example
+    assert np.all(np.bincount(cuts.example, weights=alpha, minlength=len(ds)) <= C * (1 + 1e-12))
+    w_alpha = cuts.dF.T @ alpha
+    assert np.allclose(w_alpha, run.w_dual, atol=1e-10)
+    assert alpha @ cuts.dl - 0.5 * w_alpha @ w_alpha == pytest.approx(run.lower_bound, rel=1e-10, abs=1e-10)
+    # cuts are rows of the enumerated constraint set: Δℓ is the Hamming loss of each labeling
+    for r in range(len(cuts)):
+        assert cuts.dl[r] == np.sum(cuts.labelings[r, :len(ds.Y[cuts.example[r]])] != ds.Y[cuts.example[r]])
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared)
+    assert form == "n" and np.array_equal(a, alpha)
+    prog.solve(model, get_solver("highs"))
+    sol = prog.read_solution(model)
+    opt, _ = solve_full(ds, C)
+    assert run.lower_bound - 1e-7 <= sol.objective <= opt + 1e-7
+    assert sol.objective <= run.upper_bound + 1e-7
+
+
+def test_engine_run_gives_a_result_carrying_the_certificate():
+    from mmprog.result import Result
+    ds = tiny(seed=9)
+    orc = _oracle(ds)
+    run = bcfw.fit(orc, C=1.0, gap_tol=1e-4, max_iter=3000, check_every=1)
+    er, slack = bcfw.engine_run(run, orc.fmap, orc.prepared)
+    assert slack == "n"
+    res = Result(orc.fmap, er, "m3n", {"C": 1.0}, "bcfw", slack)
+    assert res.termination == "converged"
+    assert res.gap == pytest.approx(run.gap, rel=1e-12)
+    assert res.gap <= 1e-4
+    assert res.n_cuts == len(res.alpha)
+    assert res.history_dicts()[-1]["gap"] == pytest.approx(run.gap)
+    np.testing.assert_array_equal(res.predict(ds)[0], orc.fmap.decode(run.w, orc.prepared)[0][: len(ds.Y[0])])
+
+
+def test_resumed_run_reaches_the_same_certificate(tmp_path):
+    ds = tiny(seed=21, n=15)
+    C = 1.2
+    opt, _ = solve_full(ds, C)
+    orc = _oracle(ds)
+    first = bcfw.fit(orc, C=C, gap_tol=1e-7, max_iter=2, check_every=1)
+    assert first.termination == "max_iter" and first.gap > 1e-7
+    path = tmp_path / "ws.npz"
+    first.save(str(path))
+    resumed = bcfw.fit(orc, C=C, gap_tol=1e-7, max_iter=3000, check_every=1, resume=str(path))
+    # the resumed fit starts where the first stopped (its α: the same dual value, not zero)
+    assert resumed.history[0].lower == pytest.approx(first.lower_bound, rel=1e-10)
+    fresh = bcfw.fit(orc, C=C, gap_tol=1e-7, max_iter=3000, check_every=1)
+    assert resumed.termination == fresh.termination == "converged"
+    for run in (resumed, fresh):
+        assert run.lower_bound <= opt + 1e-7 <= run.upper_bound + 2e-7
+    assert resumed.upper_bound == pytest.approx(fresh.upper_bound, rel=1e-6)
+    with pytest.raises(ParameterError, match="C is 1.2 in the saved working set; got 1.0"):
+        bcfw.fit(orc, C=1.0, resume=str(path))
+    other = _oracle(tiny(seed=21, n=14))
+    with pytest.raises(DataError, match="saved working set is of 15 examples"):
+        bcfw.fit(other, C=C, resume=str(path))
+
+
+def test_refuses_what_it_does_not_cover():
+    ds = tiny(seed=2, n=4)
+    with pytest.raises(ParameterError, match="first-order chain map without edge, start/stop or bias"):
+        bcfw.fit(_oracle(ds, bias=True))
+    hidden = SequenceDataset(list(ds.X), [np.r_[-1, y[1:]] for y in ds.Y], K)
+    with pytest.raises(DataError, match="needs every gold label observed"):
+        bcfw.fit(_oracle(hidden))
+    with pytest.raises(ParameterError, match="C must be a finite float > 0"):
+        bcfw.fit(_oracle(ds), C=0.0)
+
+
+def test_fit_route_bcfw_returns_a_certified_result():
+    ds = tiny(seed=4)
+    C = 0.9
+    opt, w_full = solve_full(ds, C)
+    res = mmprog.fit(ds, C=C, route="bcfw", gap_tol=1e-6)
+    assert res.termination == "converged" and res.gap <= 1e-6
+    tol = 1e-7 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
+    assert np.allclose(res.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    with pytest.raises(ParameterError, match="route='bcfw' solves m3n"):
+        mmprog.fit(ds, program="l1m3n", route="bcfw")
+    with pytest.raises(ParameterError, match="route must be"):
+        mmprog.fit(ds, route="fw")
+
+
+def test_aggregated_cut_certifies_the_same_lower_bound():
+    """One 1-slack cut folding the working set: its multiplier gives back w(α) and D(α), and P0's 1-slack master
+    on it has its optimum between the certified lower bound and the enumerated optimum."""
+    from mmprog.programs import get_program
+    from mmprog.programs.base import Dims
+    from mmprog.solvers import get_solver
+    ds = tiny(seed=6)
+    C = 1.1
+    opt, _ = solve_full(ds, C)
+    orc = _oracle(ds)
+    run = bcfw.fit(orc, C=C, gap_tol=1e-3, max_iter=3000, check_every=1)
+    cut, beta = run.aggregated_cut()
+    assert np.allclose(beta[0] * cut.dF.toarray().ravel(), run.w_dual, atol=1e-12)
+    w = run.w_dual
+    assert beta[0] * cut.dl[0] - 0.5 * w @ w == pytest.approx(run.lower_bound, rel=1e-12, abs=1e-12)
+    prog = get_program("m3n", C=C, master="primal")
+    model = prog.build(Dims(n=len(ds), dim=orc.fmap.dim, n_slacks=1))
+    prog.add_cuts(model, cut)
+    prog.solve(model, get_solver("highs"))
+    sol = prog.read_solution(model)
+    assert run.lower_bound - 1e-6 <= sol.objective <= opt + 1e-6
+    # the same master through bcfw.master (Gram dual, α loaded: its value is the lower bound before any solve)
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, form="one")
+    assert form == "one" and model.dims.n_slacks == 1 and np.array_equal(a, beta)
+    assert prog.read_solution(model).dual_objective == pytest.approx(run.lower_bound, rel=1e-9)
+    prog.solve(model, get_solver("highs"))
+    assert prog.read_solution(model).objective == pytest.approx(sol.objective, rel=1e-6)
