@@ -80,7 +80,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
     route : {"cutting-plane", "bcfw"}
         ``"bcfw"``: P0 (program m3n, n-slack) solved by block-coordinate Frank–Wolfe on its dual until the duality
-        gap is ≤ ``gap_tol`` (default 1e-2; ``eps`` is not read), ``max_iter`` counting passes (:mod:`mmprog.bcfw`).
+        gap is ≤ ``gap_tol`` (default 1e-2; ``eps`` is not read), ``max_iter`` counting passes (:mod:`mmprog.engine.bcfw`).
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
@@ -169,9 +169,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         # shared 2-core machine (OCR fold 0, eps 0.01: solver phase 7.0 s against 3.8 s, load average 5)
         with interrupts.catch_interrupts(), blas_single():
             if route == "bcfw":
-                from . import bcfw
-                run, slack = bcfw.engine_run(bcfw.fit(orc, C=prog.C, gap_tol=1e-2 if gap_tol is None else gap_tol,
-                                                      max_iter=max_iter, time_limit=time_limit), fmap, prepared)
+                run, slack = ENGINE.bcfw(prog, orc, gap_tol=1e-2 if gap_tol is None else gap_tol,
+                                         max_iter=max_iter, time_limit=time_limit)
                 solver_name = "bcfw"
             elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the

@@ -1,4 +1,4 @@
-"""The block-coordinate Frank–Wolfe route (mmprog.bcfw) against the enumerated optimum of P0 and the cutting plane.
+"""The block-coordinate Frank–Wolfe route (mmprog.engine.bcfw) against the enumerated optimum of P0 and the cutting plane.
 
 Ground truth is tests/_enumerated.py: features by explicit loops, every labeling of every example as a constraint,
 the full QP handed to highspy directly — independent of the route's compiled kernels, Gram matrices and caches.
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 import mmprog
-from mmprog import bcfw
+from mmprog.engine import bcfw
+from mmprog.programs import get_program
 from mmprog.datasets.base import SequenceDataset
 from mmprog.exceptions import DataError, ParameterError
 from mmprog.features import ChainFeatureMap
-from mmprog.oracle import Oracle
+from mmprog.engine.oracle import Oracle
 
 from _enumerated import K, hinge, solve_full, tiny
 
@@ -80,7 +81,7 @@ def test_working_set_is_what_was_solved():
     # cuts are rows of the enumerated constraint set: Δℓ is the Hamming loss of each labeling
     for r in range(len(cuts)):
         assert cuts.dl[r] == np.sum(cuts.labelings[r, :len(ds.Y[cuts.example[r]])] != ds.Y[cuts.example[r]])
-    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared)
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, get_program("m3n", C=run.C, master="dual"))
     assert form == "n" and np.array_equal(a, alpha)
     prog.solve(model, get_solver("highs"))
     sol = prog.read_solution(model)
@@ -94,14 +95,14 @@ def test_engine_run_gives_a_result_carrying_the_certificate():
     ds = tiny(seed=9)
     orc = _oracle(ds)
     run = bcfw.fit(orc, C=1.0, gap_tol=1e-4, max_iter=3000, check_every=1)
-    er, slack = bcfw.engine_run(run, orc.fmap, orc.prepared)
+    er, slack = bcfw.engine_run(run, orc.fmap, orc.prepared, get_program("m3n", C=run.C, master="dual"))
     assert slack == "n"
     res = Result(orc.fmap, er, "m3n", {"C": 1.0}, "bcfw", slack)
     assert res.termination == "converged"
     assert res.gap == pytest.approx(run.gap, rel=1e-12)
     assert res.gap <= 1e-4
     assert res.n_cuts == len(res.alpha)
-    assert res.history_dicts()[-1]["gap"] == pytest.approx(run.gap)
+    assert res.history[-1].gap == pytest.approx(run.gap)
     np.testing.assert_array_equal(res.predict(ds)[0], orc.fmap.decode(run.w, orc.prepared)[0][: len(ds.Y[0])])
 
 
@@ -177,7 +178,7 @@ def test_aggregated_cut_certifies_the_same_lower_bound():
     sol = prog.read_solution(model)
     assert run.lower_bound - 1e-6 <= sol.objective <= opt + 1e-6
     # the same master through bcfw.master (Gram dual, α loaded: its value is the lower bound before any solve)
-    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, form="one")
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, get_program("m3n", C=run.C, master="dual"), form="one")
     assert form == "one" and model.dims.n_slacks == 1 and np.array_equal(a, beta)
     assert prog.read_solution(model).dual_objective == pytest.approx(run.lower_bound, rel=1e-9)
     prog.solve(model, get_solver("highs"))

@@ -4,7 +4,7 @@ features, same run.
 Both systems get exactly the same input: mmprog's template features of the training file (``--templates``,
 default ``rich``), every active input feature of a token handed to CRFsuite as one attribute. CRFsuite
 (python-crfsuite, the ``bench`` extra) trains by L-BFGS with c1 = 0, c2 = 1, 100 iterations, all transitions;
-mmprog solves P0 (½‖w‖² + C Σᵢ ξᵢ) by block-coordinate Frank–Wolfe on its n-slack dual (:mod:`mmprog.bcfw`) until
+mmprog solves P0 (½‖w‖² + C Σᵢ ξᵢ) by block-coordinate Frank–Wolfe on its n-slack dual (:mod:`mmprog.engine.bcfw`) until
 the relative duality gap (P(w) − D(α)) / max(1, |P(w)|) is ≤ ``--gap-tol``, then on from that working set to
 ``--stretch`` (a resumed fit: the time is the sum of both). Both are timed in this process one after the other, wall
 clock and CPU seconds of the training alone (features are built once, before either): on a machine shared with
@@ -95,7 +95,7 @@ def _mmprog_f1(fmap, w, ds, test):
 
 def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, verbose=False):
     """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the certificates' trace last)."""
-    from .. import bcfw
+    from ..engine import bcfw
     from ..features import feature_map_for
     from ..oracle import Oracle
     w0, c0 = time.perf_counter(), time.process_time()

@@ -35,5 +35,15 @@ class Engine:
         return fit_factored(program, oracle, **settings)
 
 
+    @staticmethod
+    def bcfw(program, oracle, gap_tol=1e-2, max_iter=500, time_limit=None):
+        """P0 by block-coordinate Frank–Wolfe on its n-slack dual, stopped by its duality gap
+        (:mod:`mmprog.engine.bcfw`); ``program`` (P0's :class:`~mmprog.programs.m3n.M3N`) states the master the
+        result holds. Returns (EngineRun, the master's slack form)."""
+        from . import bcfw
+        run = bcfw.fit(oracle, C=program.C, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit)
+        return bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
+
+
 #: what :func:`mmprog.fit` hands to ``program.fit``
 ENGINE = Engine()

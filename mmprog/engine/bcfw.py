@@ -47,8 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .exceptions import DataError, ParameterError, check_param
-from .inference._compiled import viterbi_one
+from ..exceptions import DataError, ParameterError, check_param
+from ..inference._compiled import viterbi_one
 
 _JIT = dict(cache=True, nogil=True, fastmath=False)
 
@@ -400,7 +400,7 @@ class BCFWRun:
             ``example`` (m,), ``dF`` CSR (m, dim), ``dl`` (m,), ``labelings`` (m, T_max) padded −1.
         alpha : ndarray, shape (m,)
         """
-        from .cuts import Cuts
+        from ..cuts import Cuts
         ex, alpha, labs = labelings_of(self.state, prepared, tol)
         dF, dl = fmap.delta(prepared, ex, labs)
         return Cuts(ex, dF, dl, labs), alpha
@@ -421,7 +421,7 @@ class BCFWRun:
             ``example`` = [0], ``dF`` CSR (1, dim), ``dl`` (1,).
         alpha : ndarray, shape (1,)
         """
-        from .cuts import Cuts
+        from ..cuts import Cuts
         n = len(self.state["cnt"])
         scale = n * self.C
         nz = np.flatnonzero(self.w_dual)
@@ -443,13 +443,14 @@ class BCFWRun:
 MAX_MASTER_CUTS = 2000
 
 
-def master(run, fmap, prepared, master="dual", form="auto"):
-    """P0's Pyomo master (:class:`mmprog.programs.m3n.M3N`) on the run's working set, its α loaded.
+def master(run, fmap, prepared, program, form="auto"):
+    """P0's Pyomo master (``program``, an :class:`mmprog.programs.m3n.M3N`) on the run's working set, its α
+    loaded.
 
     The statement that ``show``, ``export``, ``to_latex`` and ``verify`` read, whose optimum lies in
     [``run.lower_bound``, P*]: ``form="n"`` the n-slack program on the cuts of :meth:`BCFWRun.working_set` (one per
     cached labeling), ``form="one"`` the 1-slack program on :meth:`BCFWRun.aggregated_cut`, ``"auto"`` the first up
-    to :data:`MAX_MASTER_CUTS` labelings. With ``master="dual"`` the α variables hold the route's α, so the
+    to :data:`MAX_MASTER_CUTS` labelings. On the Gram dual master the α variables hold the route's α, so the
     model's dual value is the certified lower bound before any re-solve.
 
     Returns
@@ -459,26 +460,25 @@ def master(run, fmap, prepared, master="dual", form="auto"):
     alpha : ndarray, shape (n_cuts,)
     slack : {"n", "one"}
     """
-    from .programs import get_program
-    from .programs.base import Dims
+    from ..programs.base import Dims
     check_param("form", form, form in ("auto", "n", "one"), '"auto", "n" or "one"')
     if form == "auto":
         form = "n" if int(np.count_nonzero(run.state["alpha"][:, 1:] > 0)) <= MAX_MASTER_CUTS else "one"
-    prog = get_program("m3n", C=run.C, master=master)
+    prog = program
     dims = Dims(n=prepared.n, dim=fmap.dim, n_slacks=prepared.n if form == "n" else 1, groups=lambda: fmap.groups,
                 group_names=fmap.group_names)
     model = prog.build(dims)
     cuts, alpha = run.working_set(fmap, prepared) if form == "n" else run.aggregated_cut()
     if len(cuts):
         prog.add_cuts(model, cuts)
-        if master == "dual":
+        if model.master == "dual":
             for var, a in zip(model.ws.components, alpha):
                 var.set_value(float(a))
     return prog, model, alpha, form
 
 
-def engine_run(run, fmap, prepared, master_kind="dual", form="auto"):
-    """The run as the engine's :class:`~mmprog.cutting_plane.EngineRun`, for :class:`mmprog.result.Result`: the
+def engine_run(run, fmap, prepared, program, form="auto"):
+    """The run as the engine's :class:`~mmprog.engine.records.EngineRun`, for :class:`mmprog.result.Result`: the
     master of :func:`master` as ``model``; ``solution.objective`` = D(α) (the certified lower bound, ≤ the
     master's optimum), ``upper_bound`` = P(w), so ``Result.gap`` is the route's certificate; ``n_iter`` counts
     passes.
@@ -489,11 +489,11 @@ def engine_run(run, fmap, prepared, master_kind="dual", form="auto"):
     slack : {"n", "one"}
         The master's slack form (for ``Result(..., slack)``).
     """
-    from .cutting_plane import EngineRun
-    from .programs.base import Solution
-    _, model, alpha, form = master(run, fmap, prepared, master_kind, form)
+    from .records import EngineRun
+    from ..programs.base import Solution
+    _, model, alpha, form = master(run, fmap, prepared, program, form)
     sol = Solution(w=run.w, xi=np.zeros(prepared.n if form == "n" else 1), alpha=alpha, objective=run.lower_bound,
-                   dual_objective=run.lower_bound, extra={"master": master_kind, "route": "bcfw", "gap": run.gap})
+                   dual_objective=run.lower_bound, extra={"master": model.master, "route": "bcfw", "gap": run.gap})
     return EngineRun(model=model, solution=sol, history=list(run.history), termination=run.termination,
                      n_iter=run.n_passes, timings=dict(run.timings), upper_bound=run.upper_bound), form
 
@@ -593,7 +593,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
 
     Parameters
     ----------
-    oracle : mmprog.oracle.Oracle
+    oracle : mmprog.engine.oracle.Oracle
         Over a first-order chain map without edge/start-stop/bias features; its loss-augmented inference on every
         example gives the upper bound P(w) at each certificate.
     C : float
