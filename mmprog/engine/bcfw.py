@@ -45,292 +45,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from ..exceptions import DataError, ParameterError, check_param
-from ..inference._compiled import viterbi_one
-
-_JIT = dict(cache=True, nogil=True, fastmath=False)
+from ..inference.frank_wolfe import bcfw_pass, rebuild_w, token_gram
 
 #: The terminations a BCFW fit can end with (``max_iter`` counts passes over the examples).
 TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
-
-
-# ----------------------------------------------------------------------------------------------------------------------
-# compiled kernels
-# ----------------------------------------------------------------------------------------------------------------------
-
-@njit(**_JIT)
-def token_gram(Xp, Xi, Xd, offsets, Gp, Gv, buf):
-    """G_i = XᵢXᵢᵀ of every example, row-major at ``Gv[Gp[i]:Gp[i+1]]`` (Tᵢ × Tᵢ); ``buf`` (d,) zeros, returned
-    zero."""
-    n = offsets.shape[0] - 1
-    for i in range(n):
-        lo, hi = offsets[i], offsets[i + 1]
-        L = hi - lo
-        base = Gp[i]
-        for t in range(L):
-            r = lo + t
-            for p in range(Xp[r], Xp[r + 1]):
-                buf[Xi[p]] += Xd[p]
-            for u in range(t, L):
-                s = 0.0
-                ru = lo + u
-                for p in range(Xp[ru], Xp[ru + 1]):
-                    s += buf[Xi[p]] * Xd[p]
-                Gv[base + t * L + u] = s
-                Gv[base + u * L + t] = s
-            for p in range(Xp[r], Xp[r + 1]):
-                buf[Xi[p]] = 0.0
-
-
-@njit(**_JIT)
-def rebuild_w(Xp, Xi, Xd, offsets, gold, lab, alpha, loss, cnt, W, Tr):
-    """w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) into W (d, K) and Tr (K, K) from zero; returns Σᵢ Σ_y αᵢ(y) Δℓᵢ(y)."""
-    W[:, :] = 0.0
-    Tr[:, :] = 0.0
-    n = offsets.shape[0] - 1
-    lin = 0.0
-    for i in range(n):
-        lo, hi = offsets[i], offsets[i + 1]
-        for m in range(1, cnt[i]):       # slot 0 is the gold labeling: Δf = 0, Δℓ = 0
-            a = alpha[i, m]
-            if a == 0.0:
-                continue
-            lin += a * loss[i, m]
-            for r in range(lo, hi):
-                g, y = gold[r], lab[m, r]
-                if g != y:
-                    for p in range(Xp[r], Xp[r + 1]):
-                        v = a * Xd[p]
-                        W[Xi[p], g] += v
-                        W[Xi[p], y] -= v
-                if r + 1 < hi:
-                    Tr[g, gold[r + 1]] += a
-                    Tr[y, lab[m, r + 1]] -= a
-    return lin
-
-
-@njit(**_JIT)
-def _labeling_gradient(node, Tr, lab, gold, lo, L, loss, score_gold):
-    """g(y) = Δℓ(y) + wᵀf(x, y) − wᵀf(x, yᵢ) of the labeling ``lab[lo:lo+L]`` from the token scores."""
-    s = node[0, lab[lo]]
-    for t in range(1, L):
-        s += Tr[lab[lo + t - 1], lab[lo + t]] + node[t, lab[lo + t]]
-    return loss + s - score_gold
-
-
-@njit(**_JIT)
-def bcfw_pass(order, Xp, Xi, Xd, offsets, gold, Gp, Gv, W, Tr, lab, alpha, loss, cnt, C, inner, tol, hinge, bgap,
-              node, delta, back, y, edge_t, trbuf, gsc, diff):
-    """One pass of block-coordinate pairwise Frank–Wolfe over the examples in ``order`` (see the module docstring).
-
-    Parameters
-    ----------
-    lab : ndarray of int16, shape (M, N)
-        Cache slot m of example i is ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i]; slot 0 the gold one.
-    alpha, loss : ndarray, shape (n, M)
-        αᵢ(y) and Δℓᵢ(y) of the cached labelings.
-    hinge, bgap : ndarray, shape (n,)
-        Output: Hᵢ(w) and the block gap C·Hᵢ(w) − Σ_y αᵢ(y) gᵢ(y) at the w of each visit (before its steps).
-
-    Returns
-    -------
-    evicted : int
-        Visits that found the cache full and emptied its least-weighted labeling onto the best one to make room.
-    """
-    M = lab.shape[0]
-    K = W.shape[1]
-    evicted = 0
-    for oi in range(order.shape[0]):
-        i = order[oi]
-        lo, hi = offsets[i], offsets[i + 1]
-        L = hi - lo
-        if L == 0:
-            hinge[i] = 0.0
-            bgap[i] = 0.0
-            continue
-        gbase = Gp[i]
-        # token scores at the current w
-        for t in range(L):
-            r = lo + t
-            for k in range(K):
-                node[t, k] = 0.0
-            for p in range(Xp[r], Xp[r + 1]):
-                v = Xd[p]
-                j = Xi[p]
-                for k in range(K):
-                    node[t, k] += v * W[j, k]
-        for a in range(K):
-            for b in range(K):
-                edge_t[0, b, a] = Tr[a, b]
-        aug = viterbi_one(node[:L], edge_t, 0, gold[lo:hi], 1.0, delta, back, y)
-        score_gold = node[0, gold[lo]]
-        for t in range(1, L):
-            score_gold += Tr[gold[lo + t - 1], gold[lo + t]] + node[t, gold[lo + t]]
-        H = aug - score_gold
-        hinge[i] = H
-        c = cnt[i]
-        dot = 0.0
-        for m in range(c):
-            gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], score_gold)
-            dot += alpha[i, m] * gsc[m]
-        bgap[i] = C * H - dot
-        # ŷ into the cache unless it is there (the gold labeling is slot 0)
-        found = False
-        for m in range(c):
-            same = True
-            for t in range(L):
-                if lab[m, lo + t] != y[t]:
-                    same = False
-                    break
-            if same:
-                found = True
-                break
-        evicting = False
-        if not found and H > tol:
-            if c == M:
-                evicting = True
-                # full: the least-weighted labeling's mass goes to the best cached one (a feasible move), freeing
-                # its slot
-                a_min = 1
-                best = 0
-                for m in range(c):
-                    if gsc[m] > gsc[best]:
-                        best = m
-                for m in range(2, c):
-                    if alpha[i, m] < alpha[i, a_min]:
-                        a_min = m
-                if best == a_min:
-                    best = 0
-                _pair_step(i, a_min, best, alpha[i, a_min], Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node,
-                           trbuf, diff)
-                c = _compact(i, lo, L, lab, alpha, loss, cnt, gsc)
-                evicted += 1
-            dl = 0.0
-            for t in range(L):
-                lab[c, lo + t] = y[t]
-                if y[t] != gold[lo + t]:
-                    dl += 1.0
-            loss[i, c] = dl
-            alpha[i, c] = 0.0
-            gsc[c] = H
-            c += 1
-            cnt[i] = c
-            if evicting:
-                # the eviction's step moved the token scores: every gradient afresh (the gold one is 0)
-                for m in range(c):
-                    gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], 0.0)
-                sg = gsc[0]
-                for m in range(c):
-                    gsc[m] -= sg
-        # pairwise steps inside the cache
-        for _ in range(inner):
-            s = 0
-            a = -1
-            for m in range(c):
-                if gsc[m] > gsc[s]:
-                    s = m
-                if alpha[i, m] > 0.0 and (a < 0 or gsc[m] < gsc[a]):
-                    a = m
-            if a < 0 or s == a or gsc[s] - gsc[a] <= tol:
-                break
-            norm2 = _pair_norm2(lab[a], lab[s], lo, L, Gv, gbase, trbuf, diff)
-            step = alpha[i, a]
-            if norm2 > 0.0:
-                step = min(step, (gsc[s] - gsc[a]) / norm2)
-            _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node, trbuf, diff)
-            for m in range(c):
-                gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], 0.0)
-            sg = gsc[0]               # the gold labeling's score, so that its gradient is 0
-            for m in range(c):
-                gsc[m] -= sg
-        _compact(i, lo, L, lab, alpha, loss, cnt, gsc)
-    return evicted
-
-
-@njit(**_JIT)
-def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, diff):
-    """‖f(x, a) − f(x, s)‖² through the token Gram matrix; ``diff`` gets the differing positions, returns the
-    squared norm (``diff[L]`` holds their count)."""
-    nd = 0
-    for t in range(L):
-        if la[lo + t] != ls[lo + t]:
-            diff[nd] = t
-            nd += 1
-    diff[L] = nd
-    s = 0.0
-    for x in range(nd):
-        t = diff[x]
-        at, st = la[lo + t], ls[lo + t]
-        for z in range(nd):
-            u = diff[z]
-            au, su = la[lo + u], ls[lo + u]
-            e = (1.0 if at == au else 0.0) - (1.0 if at == su else 0.0) - (1.0 if st == au else 0.0) \
-                + (1.0 if st == su else 0.0)
-            if e != 0.0:
-                s += Gv[gbase + t * L + u] * e
-    for t in range(L - 1):
-        trbuf[la[lo + t], la[lo + t + 1]] += 1.0
-        trbuf[ls[lo + t], ls[lo + t + 1]] -= 1.0
-    for t in range(L - 1):
-        for which in range(2):
-            l1 = la if which == 0 else ls
-            v = trbuf[l1[lo + t], l1[lo + t + 1]]
-            s += v * v
-            trbuf[l1[lo + t], l1[lo + t + 1]] = 0.0
-    return s
-
-
-@njit(**_JIT)
-def _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node, trbuf, diff):
-    """Move mass ``step`` from cached labeling a to s: α, w (+= step·(f(x, a) − f(x, s))) and the example's token
-    scores (through its Gram matrix)."""
-    if step <= 0.0:
-        return
-    if step >= alpha[i, a]:
-        step = alpha[i, a]
-        alpha[i, a] = 0.0
-    else:
-        alpha[i, a] -= step
-    alpha[i, s] += step
-    la, ls = lab[a], lab[s]
-    for t in range(L):
-        r = lo + t
-        at, st = la[r], ls[r]
-        if at != st:
-            for p in range(Xp[r], Xp[r + 1]):
-                v = step * Xd[p]
-                W[Xi[p], at] += v
-                W[Xi[p], st] -= v
-            for u in range(L):
-                gv = step * Gv[gbase + u * L + t]
-                node[u, at] += gv
-                node[u, st] -= gv
-        if t + 1 < L:
-            Tr[at, la[r + 1]] += step
-            Tr[st, ls[r + 1]] -= step
-
-
-@njit(**_JIT)
-def _compact(i, lo, L, lab, alpha, loss, cnt, gsc):
-    """Drop the cached labelings of example i whose α is 0 (never the gold slot 0); returns the new count."""
-    c = cnt[i]
-    m = 1
-    while m < c:
-        if alpha[i, m] == 0.0:
-            c -= 1
-            if m != c:
-                for t in range(L):
-                    lab[m, lo + t] = lab[c, lo + t]
-                alpha[i, m] = alpha[i, c]
-                loss[i, m] = loss[i, c]
-                gsc[m] = gsc[c]
-            alpha[i, c] = 0.0
-        else:
-            m += 1
-    cnt[i] = c
-    return c
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -651,129 +371,151 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     check_param("ema", ema, 0 < ema <= 1, "a float in (0, 1]")
     check_param("sampling", sampling, sampling in ("uniform", "gap"), '"uniform" or "gap"')
     check_param("full_every", full_every, int(full_every) >= 1, "an int ≥ 1")
-    t_start = time.perf_counter()
-    fmap, prepared = oracle.fmap, oracle.prepared
-    Xp, Xi, Xd, offsets, gold = _chain_arrays(fmap, prepared)
-    n, K, N = prepared.n, fmap.n_labels, int(offsets[-1])
-    d = fmap.n_features
-    lengths = np.asarray(prepared.lengths, dtype=np.int64)
-    Gp = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths * lengths, out=Gp[1:])
-    Gv = np.empty(int(Gp[-1]))
-    token_gram(Xp, Xi, Xd, offsets, Gp, Gv, np.zeros(d))
-    M = int(cache_size)
-    lab = np.empty((M, N), dtype=np.int16)
-    lab[0] = gold
-    alpha = np.zeros((n, M))
-    alpha[:, 0] = C
-    loss = np.zeros((n, M))
-    cnt = np.ones(n, dtype=np.int64)
-    if resume is not None:
-        _restore(load_state(resume) if isinstance(resume, str) else resume, C, n, offsets, lab, alpha, loss, cnt,
-                 gold)
-    w = np.zeros(fmap.dim)
-    W = w[: d * K].reshape(d, K)
-    Tr = w[d * K: d * K + K * K].reshape(K, K)
-    lin = rebuild_w(Xp, Xi, Xd, offsets, gold, lab, alpha, loss, cnt, W, Tr)
-    T = int(lengths.max()) if n else 1
-    node = np.zeros((T, K))
-    delta = np.empty((T, K))
-    back = np.empty((T, K), np.int32)
-    ybuf = np.empty(T, np.int64)
-    edge_t = np.empty((1, K, K))
-    trbuf = np.zeros((K, K))
-    gsc = np.empty(M)
-    diff = np.empty(T + 1, np.int64)
-    hinge = np.zeros(n)
-    bgap = np.zeros(n)
-    rng = np.random.default_rng(seed)
-    history, timings = [], {"pass": 0.0, "certificate": 0.0}
-    setup = time.perf_counter() - t_start
-    timings["setup"] = setup
-    state = dict(lab=lab, alpha=alpha, loss=loss, cnt=cnt, offsets=offsets)
-    termination, passes, evicted = "max_iter", 0, 0
-    upper = lower = gap = np.inf
-    w_best = w.copy()
-    w_dual = w.copy()
-    w_ema = w.copy()
+    settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose)
+    fw = FrankWolfe(oracle, int(cache_size), resume, seed, settings)
+    return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
-    def certificate(estimate):
-        nonlocal lin, upper, lower, gap, w_best, w_dual
+
+class FrankWolfe:
+    """One run of :func:`fit`: the per-example caches, w(α), the bounds and the history between passes. A pass is
+    :meth:`order` (which examples, in which order) then :meth:`one_pass`; :meth:`certificate` computes the bounds."""
+
+    def __init__(self, oracle, cache_size, resume, seed, settings):
+        self.t_start = time.perf_counter()
+        self.oracle, self.s = oracle, settings
+        C = settings["C"]
+        fmap, prepared = oracle.fmap, oracle.prepared
+        self.Xp, self.Xi, self.Xd, self.offsets, self.gold = _chain_arrays(fmap, prepared)
+        n, K, N = prepared.n, fmap.n_labels, int(self.offsets[-1])
+        d = fmap.n_features
+        lengths = np.asarray(prepared.lengths, dtype=np.int64)
+        self.Gp = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths * lengths, out=self.Gp[1:])
+        self.Gv = np.empty(int(self.Gp[-1]))
+        token_gram(self.Xp, self.Xi, self.Xd, self.offsets, self.Gp, self.Gv, np.zeros(d))
+        M = cache_size
+        self.lab = np.empty((M, N), dtype=np.int16)
+        self.lab[0] = self.gold
+        self.alpha = np.zeros((n, M))
+        self.alpha[:, 0] = C
+        self.loss = np.zeros((n, M))
+        self.cnt = np.ones(n, dtype=np.int64)
+        if resume is not None:
+            _restore(load_state(resume) if isinstance(resume, str) else resume, C, n, self.offsets, self.lab,
+                     self.alpha, self.loss, self.cnt, self.gold)
+        self.w = np.zeros(fmap.dim)
+        self.W = self.w[: d * K].reshape(d, K)
+        self.Tr = self.w[d * K: d * K + K * K].reshape(K, K)
+        self.lin = self.rebuild()
+        T = int(lengths.max()) if n else 1
+        # the pass kernel's work arrays, made once
+        self.work = (np.zeros((T, K)), np.empty((T, K)), np.empty((T, K), np.int32), np.empty(T, np.int64),
+                     np.empty((1, K, K)), np.zeros((K, K)), np.empty(M), np.empty(T + 1, np.int64))
+        self.hinge, self.bgap = np.zeros(n), np.zeros(n)
+        self.rng = np.random.default_rng(seed)
+        self.history, self.timings = [], {"pass": 0.0, "certificate": 0.0}
+        self.timings["setup"] = time.perf_counter() - self.t_start
+        self.state = dict(lab=self.lab, alpha=self.alpha, loss=self.loss, cnt=self.cnt, offsets=self.offsets)
+        self.passes, self.evicted = 0, 0
+        self.upper = self.lower = self.gap = np.inf
+        self.w_best, self.w_dual, self.w_ema = self.w.copy(), self.w.copy(), self.w.copy()
+
+    def rebuild(self):
+        return rebuild_w(self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.lab, self.alpha, self.loss,
+                         self.cnt, self.W, self.Tr)
+
+    def certificate(self, estimate):
+        """P(w) (an upper bound at any w: at w(α) and at the passes' exponential average, the lower kept with its
+        w) and D(α) at w = w(α) recomputed from the cache; returns the :class:`Check`."""
         t0 = time.perf_counter()
-        lin = rebuild_w(Xp, Xi, Xd, offsets, gold, lab, alpha, loss, cnt, W, Tr)
+        C, w = self.s["C"], self.w
+        self.lin = self.rebuild()
         sq = float(w @ w)
-        lower = lin - 0.5 * sq
-        # P is an upper bound at any w: at w(α) and at the passes' exponential average, the lower is kept with its w
-        upper = 0.5 * sq + C * float(np.maximum(_hinge(oracle, w), 0.0).sum())
-        w_best, point = w.copy(), 0
-        if average and passes > 0:
-            up = 0.5 * float(w_ema @ w_ema) + C * float(np.maximum(_hinge(oracle, w_ema), 0.0).sum())
-            if up < upper:
-                upper, w_best, point = up, w_ema.copy(), 1
-        gap = (upper - lower) / max(1.0, abs(upper))
-        w_dual = w.copy()
-        timings["certificate"] += time.perf_counter() - t0
-        rec = Check(passes, time.perf_counter() - t_start, upper, lower, gap, estimate,
-                    int(np.count_nonzero(alpha[:, 1:] > 0)), evicted, point)
-        history.append(rec)
-        if verbose:
-            print(f"pass {passes:4d}  {rec.elapsed:8.1f}s  upper {upper:.6g}  lower {lower:.6g}  gap {gap:.3e}  "
-                  f"(estimate {estimate:.3e})  cached {rec.cached}  evicted {evicted}", flush=True)
+        self.lower = self.lin - 0.5 * sq
+        self.upper = 0.5 * sq + C * float(np.maximum(_hinge(self.oracle, w), 0.0).sum())
+        self.w_best, point = w.copy(), 0
+        if self.s["average"] and self.passes > 0:
+            w_ema = self.w_ema
+            up = 0.5 * float(w_ema @ w_ema) + C * float(np.maximum(_hinge(self.oracle, w_ema), 0.0).sum())
+            if up < self.upper:
+                self.upper, self.w_best, point = up, w_ema.copy(), 1
+        self.gap = (self.upper - self.lower) / max(1.0, abs(self.upper))
+        self.w_dual = w.copy()
+        self.timings["certificate"] += time.perf_counter() - t0
+        rec = Check(self.passes, time.perf_counter() - self.t_start, self.upper, self.lower, self.gap, estimate,
+                    int(np.count_nonzero(self.alpha[:, 1:] > 0)), self.evicted, point)
+        self.history.append(rec)
+        if self.s["verbose"]:
+            print(f"pass {self.passes:4d}  {rec.elapsed:8.1f}s  upper {self.upper:.6g}  lower {self.lower:.6g}  "
+                  f"gap {self.gap:.3e}  (estimate {estimate:.3e})  cached {rec.cached}  evicted {self.evicted}",
+                  flush=True)
         return rec
 
-    certificate(np.inf)
-    wait = 1
-    stop = gap <= gap_tol
-    if stop:
-        termination = "converged"
-    while not stop and passes < max_iter:
-        if time_limit is not None and time.perf_counter() - t_start >= time_limit:
-            termination = "time_limit"
-            break
-        t0 = time.perf_counter()
-        if sampling == "gap" and passes % full_every != 0:
+    def order(self, sampling, full_every):
+        """The visiting order of the next pass."""
+        n = len(self.bgap)
+        if sampling == "gap" and self.passes % full_every != 0:
             # Osokin et al. (ICML 2016): visit blocks in proportion to their last seen gaps
-            p = np.maximum(bgap, 0.0)
-            order = rng.choice(n, n, p=p / p.sum()).astype(np.int64) if p.sum() > 0 else rng.permutation(n)
-        else:
-            order = rng.permutation(n).astype(np.int64)
-        evicted += bcfw_pass(order, Xp, Xi, Xd, offsets, gold, Gp, Gv, W, Tr, lab, alpha, loss, cnt, float(C),
-                             int(inner), float(tol), hinge, bgap, node, delta, back, ybuf, edge_t, trbuf, gsc, diff)
-        passes += 1
-        if average:
-            w_ema *= 1.0 - ema
-            w_ema += ema * w
-        timings["pass"] += time.perf_counter() - t0
-        sq = float(w @ w)
-        est_upper = 0.5 * sq + C * float(np.maximum(hinge, 0).sum())
-        estimate = float(bgap.sum()) / max(1.0, abs(est_upper))
-        # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
-        # says the gap may hold, then no sooner than `wait` passes after the last, `wait` doubling while it is wrong
-        due = passes % check_every == 0 or passes == max_iter
-        # the stale estimate calibrated by the last certificate's ratio of true gap to estimate (0.6–0.7 on
-        # CoNLL-2000, where a certificate every 5 passes was 30 % of the fit's CPU time)
-        last = history[-1]
-        ratio = last.gap / last.estimate if np.isfinite(last.estimate) and last.estimate > 0 else 1.0
-        if estimate * ratio <= gap_tol and passes - last.passes >= wait:
-            due = True
-            wait = min(2 * wait, check_every)
-        if due:
-            rec = certificate(estimate)
-            if gap <= gap_tol:
-                termination = "converged"
-                break
-            if callback is not None and callback(rec):
-                termination = "interrupted"
-                break
-    if time_limit is not None and termination == "max_iter" and passes < max_iter:
-        termination = "time_limit"
-    if history[-1].passes != passes:
-        certificate(np.nan)
-        if gap <= gap_tol:
+            p = np.maximum(self.bgap, 0.0)
+            return self.rng.choice(n, n, p=p / p.sum()).astype(np.int64) if p.sum() > 0 else self.rng.permutation(n)
+        return self.rng.permutation(n).astype(np.int64)
+
+    def one_pass(self, order):
+        """Visit the examples of ``order``; returns the pass's stale gap estimate (Σᵢ block gaps at the w of each
+        visit, relative)."""
+        t0 = time.perf_counter()
+        s = self.s
+        self.evicted += bcfw_pass(order, self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv,
+                                  self.W, self.Tr, self.lab, self.alpha, self.loss, self.cnt, s["C"], s["inner"],
+                                  s["tol"], self.hinge, self.bgap, *self.work)
+        self.passes += 1
+        if s["average"]:
+            self.w_ema *= 1.0 - s["ema"]
+            self.w_ema += s["ema"] * self.w
+        self.timings["pass"] += time.perf_counter() - t0
+        est_upper = 0.5 * float(self.w @ self.w) + s["C"] * float(np.maximum(self.hinge, 0).sum())
+        return float(self.bgap.sum()) / max(1.0, abs(est_upper))
+
+    def run(self, gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback):
+        termination = "max_iter"
+        self.certificate(np.inf)
+        wait = 1
+        stop = self.gap <= gap_tol
+        if stop:
             termination = "converged"
-    timings["total"] = time.perf_counter() - t_start
-    return BCFWRun(w=w_best, w_dual=w_dual, upper_bound=upper, lower_bound=lower, gap=gap, termination=termination,
-                   n_passes=passes, C=float(C), history=history, timings=timings, state=state)
+        while not stop and self.passes < max_iter:
+            if time_limit is not None and time.perf_counter() - self.t_start >= time_limit:
+                termination = "time_limit"
+                break
+            estimate = self.one_pass(self.order(sampling, full_every))
+            # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
+            # says the gap may hold, then no sooner than `wait` passes after the last, `wait` doubling while it is
+            # wrong (the stale estimate calibrated by the last certificate's ratio of true gap to estimate, 0.6–0.7
+            # on CoNLL-2000, where a certificate every 5 passes was 30 % of the fit's CPU time)
+            due = self.passes % check_every == 0 or self.passes == max_iter
+            last = self.history[-1]
+            ratio = last.gap / last.estimate if np.isfinite(last.estimate) and last.estimate > 0 else 1.0
+            if estimate * ratio <= gap_tol and self.passes - last.passes >= wait:
+                due = True
+                wait = min(2 * wait, check_every)
+            if due:
+                rec = self.certificate(estimate)
+                if self.gap <= gap_tol:
+                    termination = "converged"
+                    break
+                if callback is not None and callback(rec):
+                    termination = "interrupted"
+                    break
+        if time_limit is not None and termination == "max_iter" and self.passes < max_iter:
+            termination = "time_limit"
+        if self.history[-1].passes != self.passes:
+            self.certificate(np.nan)
+            if self.gap <= gap_tol:
+                termination = "converged"
+        self.timings["total"] = time.perf_counter() - self.t_start
+        return BCFWRun(w=self.w_best, w_dual=self.w_dual, upper_bound=self.upper, lower_bound=self.lower,
+                       gap=self.gap, termination=termination, n_passes=self.passes, C=self.s["C"],
+                       history=self.history, timings=self.timings, state=self.state)
 
 
 def _restore(saved, C, n, offsets, lab, alpha, loss, cnt, gold):
