@@ -345,6 +345,32 @@ class ArcFeatureMap:
             bound *= self._radix[f]
         return bound * _N_DD if t.dd else bound
 
+    def tree_arc_matrix(self, dataset, heads=None):
+        """Feature rows of the arcs of given trees only, f(x_i, heads_i[m] → m) for m = 1..n_i.
+
+        Parameters
+        ----------
+        dataset : TreeDataset
+        heads : list of int arrays, each (n_i,), optional
+            Heads of tokens 1..n_i (0 = root); default the dataset's own.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (Σ n_i, dim)
+            Row offsets[i] + m − 1 is the arc into token m of sentence i.
+        """
+        self._check_fitted()
+        lengths, base, ids = self._encode(dataset, fitting=False)
+        heads = dataset.heads if heads is None else heads
+        sent = np.repeat(np.arange(len(lengths)), lengths)
+        m = np.arange(sent.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+        h = np.concatenate([np.asarray(hh, dtype=np.int64) for hh in heads]) if len(heads) else m[:0]
+        if h.shape != m.shape:
+            raise DataError(f"heads hold {h.shape[0]} tokens but the sentences {m.shape[0]}; pass one head per token")
+        arcs = {"h": h, "m": m, "n": lengths[sent], "base": base[sent]}
+        ctx = _ArcContext(arcs, ids, any(t.between for t in self._parsed))
+        return self._chunk_matrix(ctx, np.arange(m.shape[0]), m.shape[0])
+
     @staticmethod
     def _all_arcs(lengths, base, sent_ids):
         """Every arc h → m (h in 0..n, m in 1..n, h ≠ m) of the given sentences, with its row h·(n+1)+m."""
