@@ -58,8 +58,8 @@ def __getattr__(name):
     if name in ("M3N", "LInfMaxMargin", "StructuredEstimator"):
         from . import estimators
         return getattr(estimators, name)
-    if name in ("datasets", "features", "inference", "metrics", "programs", "solvers", "duality", "oracle",
-                "cutting_plane", "result", "export", "estimators", "projections"):
+    if name in ("datasets", "features", "inference", "metrics", "programs", "solvers", "duality", "engine",
+                "result", "export", "estimators", "projections"):
         import importlib
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'mmprog' has no attribute {name!r}")

@@ -35,7 +35,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Wall-clock seconds.
     oracle : {"serial", "thread", "process", "dask"}
     n_jobs, client, chunk_size
-        Oracle backend settings (see :class:`mmprog.oracle.Oracle`).
+        Oracle backend settings (see :class:`mmprog.engine.oracle.Oracle`).
     feature_map : JointFeatureMap, optional
         Default: the linear chain for sequences, first-order arcs for trees.
     order : {1, 2}
@@ -49,9 +49,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Drop cuts inactive for this many rounds.
     max_cuts : int, optional
         Bound on the active cuts of each slack: beyond it the oldest are replaced by their α-weighted average, one
-        aggregated cut that keeps the master's optimum (see :func:`mmprog.cutting_plane.run`). Bounds the memory of
+        aggregated cut that keeps the master's optimum (see :func:`mmprog.engine.loop.run`). Bounds the memory of
         1-slack fits on large corpora whose cuts are explicit rows of millions of non-zeros (mtl, pblock, real-valued
-        features); m3n's Gram dual holds 1-slack cuts of 0/1 token features as labelings (:class:`mmprog.cuts.
+        features); m3n's Gram dual holds 1-slack cuts of 0/1 token features as labelings (:class:`mmprog.engine.cuts.
         LabelingCut`, ~1 MB a cut on full CoNLL-2002 NER) and needs no bound there.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
@@ -59,7 +59,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         :class:`~mmprog.exceptions.SolverError` with the solver's words. A solve stopped by what is left of
         ``time_limit`` instead ends the fit with termination ``"time_limit"`` and the last solved point.
     checkpoint : str, optional
-        File (``.npz``) where the working set and the iterate are kept (:mod:`mmprog.checkpoint`), written
+        File (``.npz``) where the working set and the iterate are kept (:mod:`mmprog.engine.checkpoint`), written
         atomically every ``checkpoint_every`` rounds and when the fit ends other than by convergence.
     checkpoint_every : int, optional
         Rounds between checkpoints.
@@ -69,13 +69,13 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         The resumed fit re-solves the saved master and goes on from the saved round.
     stabilise : {None, "in-out"}, optional
         Separate at a point between the best point so far and the master's point (in-out stabilisation of the
-        cutting plane; see :func:`mmprog.cutting_plane.run`); the master and its optimum are unchanged.
+        cutting plane; see :func:`mmprog.engine.loop.run`); the master and its optimum are unchanged.
     inout_weight : float
         The weight λ of the best point in the in-out separation point (default 0.8, chosen by measurement: see README, Known limits).
     line_search : int
         With ``stabilise="in-out"``: the full objective is also evaluated at this many evenly spaced points of the
         segment from the master's point to the best point (one oracle call each; default 0); the lowest moves the
-        best point and the upper bound (see :func:`mmprog.cutting_plane.run`).
+        best point and the upper bound (see :func:`mmprog.engine.loop.run`).
     gap_tol : float, optional
         Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
     **program_params
@@ -87,15 +87,15 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         ``termination`` is ``"converged"``, ``"max_iter"``, ``"time_limit"`` or ``"interrupted"`` (SIGINT or
         SIGTERM: the round under way finished or was abandoned, the last solved point is returned).
     """
-    from . import interrupts
+    from .engine import interrupts
     from . import solvers as solver_registry
     from .features import feature_map_for
-    from .oracle import Oracle, blas_single
+    from .engine.oracle import Oracle, blas_single
     from .result import Result
 
     ck = None
     if resume is not None:
-        from .checkpoint import load as load_checkpoint
+        from .engine.checkpoint import load as load_checkpoint
         ck = load_checkpoint(resume)
         given = {"program": program, "C": C, "slack": slack, **program_params}
         saved = {"program": ck.program, "slack": ck.slack, **ck.params}
@@ -164,7 +164,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
                 # engine
                 run = prog.fit(orc, **kw)
             else:
-                from .cutting_plane import run as engine_run
+                from .engine.loop import run as engine_run
                 run = engine_run(prog, orc, **kw)
     finally:
         orc.close()

@@ -14,7 +14,7 @@ from . import __version__
 from .commands import (_EXTRA_COMMANDS, EXIT_INTERRUPTED, _parse_value, _print, command, load_data,  # noqa: F401
                        long_run_options, save_first, table)
 from .exceptions import MMProgError
-from .memory import keep_freed_memory
+from .engine.memory import keep_freed_memory
 
 # ----------------------------------------------------------------------------------------------- commands
 def cmd_train(args):
@@ -253,7 +253,7 @@ def _load_extra_commands():
 def main(argv=None):
     ap = build_parser()
     args = ap.parse_args(argv)
-    # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (see mmprog.memory)
+    # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (see mmprog.engine.memory)
     keep_freed_memory()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:

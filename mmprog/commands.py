@@ -102,7 +102,7 @@ def save_first(res, args, out, checkpoint):
     if args.out:
         out["saved"] = res.save(args.out)
     if checkpoint:
-        from .checkpoint import path_of
+        from .engine.checkpoint import path_of
         out["checkpoint"] = path_of(checkpoint)
     if res.termination != "interrupted":
         return None

@@ -341,7 +341,7 @@ def working_set_arrays(result_or_model, C=None):
 
 
 def _cuts_of(arrays):
-    from .cuts import Cuts
+    from .engine.cuts import Cuts
     return Cuts(arrays.slack.copy(), arrays.F.copy(), arrays.dl.copy())
 
 

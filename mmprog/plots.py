@@ -22,7 +22,7 @@ def plot_convergence(result, ax=None):
     Parameters
     ----------
     result : Result
-        Anything with ``history``, a list of :class:`mmprog.cutting_plane.IterationRecord`.
+        Anything with ``history``, a list of :class:`mmprog.engine.records.IterationRecord`.
 
     Returns
     -------

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict
 
 import numpy as np
 
 from . import __version__
+from .datasets.reading import jsonable
 from .exceptions import ModelFileError
 
 FORMAT = "mmprog-model"
@@ -108,10 +108,10 @@ class Predictor:
             ex_desc, ex_state = self.extractor.to_state()
             arrays.update({f"extractor__{k}": np.asarray(v) for k, v in ex_state.items()})
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
-               "program": self.program, "params": _jsonable(self.params), "feature_map": desc,
-               "label_names": self.label_names, "meta": _jsonable(self.meta)}
+               "program": self.program, "params": jsonable(self.params), "feature_map": desc,
+               "label_names": self.label_names, "meta": jsonable(self.meta)}
         if self.extractor is not None:
-            doc["extractor"] = _jsonable(ex_desc)
+            doc["extractor"] = jsonable(ex_desc)
         d = os.path.dirname(os.path.abspath(base))
         os.makedirs(d, exist_ok=True)
         tmp_j = tempfile.NamedTemporaryFile("w", dir=d, suffix=".json.tmp", delete=False)
@@ -344,9 +344,6 @@ class Result(Predictor):
                 "upper_bound": self.upper_bound, "gap": self.gap, "timings": self.timings,
                 "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8))}
 
-    def history_dicts(self):
-        return [asdict(h) for h in self.history]
-
     def plot_convergence(self):
         """Bounds, gap and cuts per round as a matplotlib Figure (:func:`mmprog.plots.plot_convergence`)."""
         from .plots import plot_convergence
@@ -370,14 +367,3 @@ def _base(path):
             return path[: -len(ext)]
     return path
 
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj

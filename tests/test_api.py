@@ -148,7 +148,7 @@ def test_sklearn_estimator_and_gridsearch():
 
 def test_process_pool_oracle_matches_serial():
     from mmprog.features import ChainFeatureMap
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     ds = tiny(seed=9, n=40)
     fmap = ChainFeatureMap.from_dataset(ds)
     prep = fmap.prepare(ds)
@@ -169,7 +169,7 @@ def test_process_pool_one_slack_sums_equal_serial(chunk_size, shared_w):
     chain map's direct sum and for the generic per-example path (start/stop features); w pickled into the tasks or
     (as for large w) read from the parent's shared copy, over several rounds."""
     from mmprog.features import ChainFeatureMap
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     ds = tiny(seed=9, n=40)
     for fmap in (ChainFeatureMap.from_dataset(ds), ChainFeatureMap.from_dataset(ds, start_stop=True)):
         prep = fmap.prepare(ds)
@@ -198,7 +198,7 @@ def test_thread_oracle_equals_serial(chunk_size):
     cuts are the serial ones, and the 1-slack sums agree with the serial oracle's to rounding, for the chain map's
     compiled sum and for the generic per-example path (start/stop features)."""
     from mmprog.features import ChainFeatureMap
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     ds = tiny(seed=9, n=40)
     for fmap in (ChainFeatureMap.from_dataset(ds), ChainFeatureMap.from_dataset(ds, start_stop=True)):
         prep = fmap.prepare(ds)
@@ -221,7 +221,7 @@ def test_thread_oracle_equals_serial(chunk_size):
 def test_dask_oracle_on_local_cluster():
     distributed = pytest.importorskip("dask.distributed")
     from mmprog.features import ChainFeatureMap
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     ds = tiny(seed=10, n=30)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:

@@ -12,7 +12,7 @@ import mmprog
 from mmprog.datasets.base import SequenceDataset
 from mmprog.exceptions import ParameterError
 from mmprog.features.chain import ChainFeatureMap
-from mmprog.programs._chain_lp import ChainLP
+from mmprog.engine.factored_lp import ChainLP
 
 from _enumerated import D, K, hinge, solve_full, tiny
 
@@ -135,7 +135,7 @@ def test_time_limit_returns_a_point_with_its_full_objective():
 
 def test_settings_it_cannot_honour_are_refused(monkeypatch):
     ds = tiny(seed=3)
-    import mmprog.programs._chain_lp as chain_lp
+    import mmprog.engine.factored_lp as chain_lp
     monkeypatch.setattr(chain_lp, "MAX_NONZEROS", 100)
     with pytest.raises(ParameterError, match='non-zeros.*algorithm="cutting_plane"'):
         mmprog.fit(ds, program="l1m3n", algorithm="factored")
@@ -152,7 +152,7 @@ def test_settings_it_cannot_honour_are_refused(monkeypatch):
 
 
 def test_an_interrupt_stops_the_interior_point_solve_and_keeps_a_scored_point():
-    """SIGINT during the solve (mmprog.interrupts): HiGHS's IPM stops at its next iteration, the fit returns
+    """SIGINT during the solve (mmprog.engine.interrupts): HiGHS's IPM stops at its next iteration, the fit returns
     termination "interrupted" with a point whose full objective is recomputed, not a half-read LP value."""
     import os
     import signal

@@ -436,7 +436,7 @@ def test_model_file_bytes_give_model_file_error(tmp_path, data):
 
 # ------------------------------------------------------------------------------------------- checkpoints
 def _checkpoint(tmp_path):
-    from mmprog import checkpoint as ckpt
+    from mmprog.engine import checkpoint as ckpt
     base = tmp_path / "fit.ckpt"
     if not (tmp_path / "fit.ckpt.npz").exists():
         mmprog.fit(tiny_chain(seed=0), eps=1e-2, max_iter=3, checkpoint=base)

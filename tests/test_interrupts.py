@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import mmprog
-from mmprog import checkpoint as ckpt
-from mmprog.cutting_plane import run as engine_run
+from mmprog.engine import checkpoint as ckpt
+from mmprog.engine.loop import run as engine_run
 from mmprog.exceptions import ModelFileError, ParameterError, SolverError
 
 from _enumerated import tiny
@@ -68,7 +68,7 @@ def test_interrupted_fit_resumes_to_the_uninterrupted_optimum(tmp_path, sig, pro
 
 def test_second_signal_abandons_the_round_and_keeps_the_last_solved_point(monkeypatch):
     ds = tiny(seed=4, n=30)
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     calls = {"n": 0}
     separate = Oracle.separate
 
@@ -140,7 +140,7 @@ def _hard_qp(n, seed=0):
 
 
 def test_solver_stops_at_the_cap_with_its_own_words():
-    from mmprog.programs._highs_native import run_highs
+    from mmprog.engine.highs_native import run_highs
     h = _hard_qp(1500)
     cap = 0.2
     t0 = time.perf_counter()
@@ -157,7 +157,7 @@ def test_solver_stops_at_the_cap_with_its_own_words():
 
 def test_the_cap_is_per_solve_on_a_persistent_highs_object():
     """HiGHS sums run time over a Highs object's life; a warm re-solve must still get its own seconds."""
-    from mmprog.programs._highs_native import run_highs
+    from mmprog.engine.highs_native import run_highs
     h = _hard_qp(600)
     times = [run_highs(h, time_limit=600).solver_time for _ in range(3)]     # HiGHS's QP re-solves from scratch
     cap = 2 * max(times)               # twice one solve, below the 3 solves the object has run for
@@ -183,7 +183,7 @@ def test_fit_time_limit_binding_inside_a_solve_ends_with_time_limit():
     """What is left of time_limit is what the solver gets; a solve stopped by it ends the fit, keeping the last
     solved point."""
     from mmprog.features import feature_map_for
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     from mmprog.programs import get_program
     from mmprog.solvers import get_solver
 

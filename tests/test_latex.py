@@ -121,7 +121,7 @@ def test_cut_symbols_are_checked_against_the_numbers(trained):
     prog = get_program("m3n", **res.params)
     model = prog.build(res.model.dims)
     from mmprog.duality import working_set_arrays
-    from mmprog.cuts import Cuts
+    from mmprog.engine.cuts import Cuts
     arr = working_set_arrays(res)
     prog.add_cuts(model, Cuts(arr.slack.copy(), arr.F.copy(), arr.dl.copy()))
     assert r"\Delta F_{rk}" in model_latex(model)

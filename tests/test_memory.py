@@ -1,4 +1,4 @@
-"""mmprog.memory: what each allocator mode does with freed blocks, measured by minor page faults in a fresh
+"""mmprog.engine.memory: what each allocator mode does with freed blocks, measured by minor page faults in a fresh
 interpreter: an array is allocated, touched and freed five times, and each allocation's faults are counted. A
 block that is reused faults (almost) nothing; one that comes back from the kernel faults all its pages again."""
 import os
@@ -10,7 +10,7 @@ import pytest
 
 SCRIPT = r"""
 import resource, sys, numpy as np
-from mmprog.memory import keep_freed_memory
+from mmprog.engine.memory import keep_freed_memory
 print(keep_freed_memory(*sys.argv[1:]))
 for mb in (256, 24):            # above and below the mapped mode's 32 MB
     faults = []
@@ -73,6 +73,6 @@ def test_system_leaves_glibc_alone_and_the_argument_overrides_the_environment():
 
 
 def test_an_unknown_mode_is_reported_not_applied():
-    from mmprog.memory import keep_freed_memory
+    from mmprog.engine.memory import keep_freed_memory
     assert keep_freed_memory("heap") == "MMPROG_MALLOC='heap' is not one of kept, mapped, system: the system " \
                                          "allocator is used"

@@ -27,7 +27,7 @@ from mmprog.duality import (Duality, cross_solver_checks, duality_for, feasibili
                             working_set_arrays)
 from mmprog.programs import base as program_registry
 from mmprog.programs import Program, Solution, register, registered
-from mmprog.programs.working_set import WorkingSet, values_of
+from mmprog.engine.working_set import WorkingSet, values_of
 from mmprog.solvers import ProblemClass, get_solver
 
 NAME = "linf_svm"

@@ -178,9 +178,9 @@ def test_each_round_solves_the_whole_master_not_just_its_working_set():
     """The KKT check of every cut outside the working set: on each round the α loaded into Pyomo are the solver's and
     satisfy the full master's KKT conditions, and the Pyomo model (the statement) re-solved by HiGHS gives the same optimum."""
     need_daqp()
-    from mmprog.cutting_plane import run
+    from mmprog.engine.loop import run
     from mmprog.features import ChainFeatureMap
-    from mmprog.oracle import Oracle
+    from mmprog.engine.oracle import Oracle
     from mmprog.programs import get_program
     ds = tiny(seed=21, n=20)
     fmap = ChainFeatureMap.from_dataset(ds)

@@ -1,4 +1,4 @@
-"""In-out stabilisation and the gap stop of the cutting-plane engine (mmprog.cutting_plane.run, ``stabilise``,
+"""In-out stabilisation and the gap stop of the cutting-plane engine (mmprog.engine.loop.run, ``stabilise``,
 ``gap_tol``): the master is unchanged, so the stabilised fit reaches the optimum of the full program with every
 labeling as an explicit constraint (tests/_enumerated.py, solved by highspy directly), its lower bound is a master
 optimum (≤ that optimum) and its upper bound a full objective (≥ it)."""

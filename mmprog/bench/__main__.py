@@ -4,7 +4,7 @@ import pkgutil
 import sys
 
 import mmprog.bench as _pkg
-from mmprog.memory import keep_freed_memory
+from mmprog.engine.memory import keep_freed_memory
 
 
 def main(argv=None):
@@ -13,7 +13,7 @@ def main(argv=None):
     if not argv or argv[0] not in names:
         print(f"usage: python -m mmprog.bench {{{','.join(names)}}} [options]", file=sys.stderr)
         return 2
-    keep_freed_memory()      # as the command line does (see mmprog.memory)
+    keep_freed_memory()      # as the command line does (see mmprog.engine.memory)
     return importlib.import_module(f"mmprog.bench.{argv[0]}").main(argv[1:]) or 0
 
 

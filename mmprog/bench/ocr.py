@@ -106,8 +106,8 @@ def _child(args):
 
 
 #: The settings of the OCR100 protocol. P0: its 1-slack QP master. P1 (``--p1-algorithm``): "factored" (default)
-#: solves the whole polynomial-size LP once (:mod:`mmprog.programs._chain_lp`); "cutting_plane" grows the n-slack
-#: LP with the in-out stabilised master (see :func:`mmprog.cutting_plane.run`), stopped at a relative gap of 1e-3
+#: solves the whole polynomial-size LP once (:mod:`mmprog.engine.factored_lp`); "cutting_plane" grows the n-slack
+#: LP with the in-out stabilised master (see :func:`mmprog.engine.loop.run`), stopped at a relative gap of 1e-3
 #: between the best full objective (an upper bound) and the master's optimum (a lower bound)
 OCR100_SETTINGS = {"m3n": dict(slack="one", eps=0.01),
                    "l1m3n": dict(algorithm="factored"),

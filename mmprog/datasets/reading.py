@@ -244,3 +244,17 @@ def atomic_write_text(path, text, encoding="utf-8"):
         except FileNotFoundError:
             pass
         raise
+
+
+def jsonable(obj):
+    """``obj`` with numpy arrays and scalars turned into lists and Python numbers, dict keys into strings, tuples
+    into lists: what ``json.dumps`` takes (saved models, checkpoints, reports)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

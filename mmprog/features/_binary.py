@@ -208,7 +208,7 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`). For binary token features the cut's state block
+# 1-slack cuts held as labelings (:class:`mmprog.engine.cuts.LabelingCut`). For binary token features the cut's state block
 # is Xᵀ(E_g − E_y) over its wrong tokens, so the tokens, their gold and decoded labels and the K × K transition
 # counts determine it. Every product the Gram-dual master needs goes through X instead of the block:
 #   ΔF_q·w  = Σ_i Σ_{j ∈ x_{t_i}} (w[jK + g_i] − w[jK + y_i]) + trans_q·w_T            (labeling_margin)

@@ -41,7 +41,7 @@ from ..duality import Check, Duality, _scale, duality_for, working_set_arrays
 from ..exceptions import MMProgError, check_param
 from .base import register
 from .lapm3n import DiagonalM3N, _bracket, _engine_kw, metric_checks, metric_dual_model
-from .working_set import values_of
+from ..engine.working_set import values_of
 
 UPDATES = ("eq6", "eq4")
 
@@ -178,7 +178,7 @@ class AdapM3N(DiagonalM3N):
         ``removed`` (how many βₖ = 0), ``p3_objective`` = λ‖γ‖² + C Σᵢ Hᵢ(w) and ``p4_objective`` =
         (λ/K)‖w‖₁² + C Σᵢ Hᵢ(w) at the returned w (equal at a fixed point; Theorem 2 says both reach P4's
         optimum)."""
-        from ..cutting_plane import run
+        from ..engine.loop import run
         t_start = time.perf_counter()
         time_limit = engine_kw.get("time_limit")
         deadline = None if time_limit is None else t_start + time_limit

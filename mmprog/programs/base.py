@@ -104,12 +104,12 @@ class Program:
     equations = ""
     #: hyper-parameters accepted by ``__init__`` with a description of their range
     params_doc: dict = {}
-    #: whether the engine's checkpoint (working set and iterate, :mod:`mmprog.checkpoint`) is the whole state of a
+    #: whether the engine's checkpoint (working set and iterate, :mod:`mmprog.engine.checkpoint`) is the whole state of a
     #: fit; False for programs whose outer loop (EM, variational updates) keeps more
     checkpointable = True
 
     def reads_labeling_cuts(self, model):
-        """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`)
+        """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.engine.cuts.LabelingCut`)
         without making their rows every round: only those whose products go through the working set's Gram rows
         (per template too), ΔFᵀα and ΔF·w — m3n's Gram dual, mtl's QCQP dual, the p-block dual. Others get explicit
         rows."""

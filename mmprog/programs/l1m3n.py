@@ -21,7 +21,7 @@ from ..duality import (CROSS_SOLVER_TIME_LIMIT, Duality, _base_dual, _duals_of, 
                        sparsity_check, working_set_arrays)
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 
 @register("l1m3n")
@@ -32,13 +32,13 @@ class L1M3N(Program):
     paper = "Zhu, Xing & Zhang, KDD 2009"
     equations = "P1, Algorithm 1"
     params_doc = {"algorithm": '"cutting_plane" (default, the LP grown cut by cut), "factored" (chains: the whole LP '
-                               'in polynomial size, solved once; mmprog.programs._chain_lp) or "subgradient" (P1′, '
+                               'in polynomial size, solved once; mmprog.engine.factored_lp) or "subgradient" (P1′, '
                                'Algorithm 2)',
                   "crossover": 'algorithm="factored": run IPX\'s crossover to a vertex (exact zeros in w; default '
                                'False)',
                   "lam": "ℓ1-ball radius λ > 0 of P1′ (subgradient only)",
                   "eta0, schedule, variant, batch_size, seed, output, projection":
-                  "sub-gradient settings (see mmprog.subgradient)"}
+                  "sub-gradient settings (see mmprog.engine.subgradient)"}
 
     def __init__(self, C=1.0, algorithm="cutting_plane", lam=None, crossover=None, **subgradient):
         super().__init__(C)
@@ -58,7 +58,7 @@ class L1M3N(Program):
                 raise ParameterError(f'{extra} apply only with algorithm="subgradient" (P1′); drop them or set '
                                      f'algorithm="subgradient"')
         else:
-            from ..subgradient import SETTINGS, check_settings
+            from ..engine.subgradient import SETTINGS, check_settings
             unknown = [k for k in subgradient if k not in SETTINGS]
             if unknown:
                 raise ParameterError(f"unknown sub-gradient setting(s) {', '.join(unknown)}; accepted: "
@@ -84,14 +84,14 @@ class L1M3N(Program):
 
     def fit(self, oracle, **engine_kw):
         """Algorithm 1 (the cutting-plane LP, default) or, with ``algorithm="subgradient"``, the projected
-        sub-gradient Algorithm 2 for P1′ (:func:`mmprog.subgradient.fit_l1m3n`)."""
+        sub-gradient Algorithm 2 for P1′ (:func:`mmprog.engine.subgradient.fit_l1m3n`)."""
         if self.algorithm == "subgradient":
-            from ..subgradient import fit_l1m3n
+            from ..engine.subgradient import fit_l1m3n
             return fit_l1m3n(self, oracle, **engine_kw)
         if self.algorithm == "factored":
-            from ._chain_lp import fit_factored
+            from ..engine.factored_lp import fit_factored
             return fit_factored(self, oracle, **engine_kw)
-        from ..cutting_plane import run
+        from ..engine.loop import run
         return run(self, oracle, **engine_kw)
 
     def regulariser(self, w):
@@ -118,7 +118,7 @@ class L1M3N(Program):
         return m
 
     def build_factored(self, lp):
-        """The Pyomo statement of the factored P1 LP (:mod:`mmprog.programs._chain_lp`): variables μ, ν, ξ and the
+        """The Pyomo statement of the factored P1 LP (:mod:`mmprog.engine.factored_lp`): variables μ, ν, ξ and the
         Viterbi bounds V, A, G; its rows (``model.rows``) are written by :meth:`materialise`."""
         m = pyo.ConcreteModel(name="l1m3n_factored")
         m.factored = lp
@@ -140,7 +140,7 @@ class L1M3N(Program):
         return values_of(model.columns)
 
     def add_cuts(self, model, cuts):
-        """Record the cuts; their Pyomo rows are written by :meth:`materialise` (see programs/_highs_native.py)."""
+        """Record the cuts; their Pyomo rows are written by :meth:`materialise` (see mmprog/engine/highs_native.py)."""
         return model.ws.add(cuts)
 
     def _row_block(self, model):
@@ -197,7 +197,7 @@ class L1M3N(Program):
         """With HiGHS, one persistent highspy object takes each round's rows as one CSR block (Pyomo's row
         building cost 30 s per OCR round); with any other solver the Pyomo model is completed and solved."""
         if solver.name == "highs" and getattr(model, "native", True):
-            from ._highs_native import NativeLP
+            from ..engine.highs_native import NativeLP
             lp = getattr(model, "_native", None)
             if lp is None:
                 d, s_ = model.dims.dim, model.dims.n_slacks
@@ -297,7 +297,7 @@ FACTORED_CROSS_CHECK_ROWS = 20_000
 
 
 def p1_factored_checks(ctx):
-    """P1 solved as one factored LP (``algorithm="factored"``, :mod:`mmprog.programs._chain_lp`): the statements
+    """P1 solved as one factored LP (``algorithm="factored"``, :mod:`mmprog.engine.factored_lp`): the statements
     recomputed from the LP's arrays, the solution and HiGHS's row multipliers y (the dual of the factored LP is the
     M³N marginal program: Taskar et al. 2003)."""
     res = ctx.result

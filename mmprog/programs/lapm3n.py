@@ -38,12 +38,12 @@ from ..duality import (Check, Duality, _base_dual, _scale, _solve, _support, cro
                        feasibility_checks, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import MMProgError, ParameterError, check_param
 from ..solvers import ProblemClass
-from ._highs_native import GramDualQP
+from ..engine.highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
 # ``master="auto"``: the primal (readable; HiGHS's active-set QP copes) up to this many joint features, the Gram
 # dual above — the same rule as ``m3n``
 from .m3n import AUTO_DUAL_DIM as AUTO_PRIMAL_DIM
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 
 def scaled_gram(F, D, rows=None):
@@ -71,7 +71,7 @@ def scaled_gram(F, D, rows=None):
 
 
 #: seconds one native HiGHS solve of the Gram dual may take before it counts as failed (a cutting-plane master
-#: needing more is pathological; see ``rescale`` of :class:`~mmprog.programs._highs_native.GramDualQP`)
+#: needing more is pathological; see ``rescale`` of :class:`~mmprog.engine.highs_native.GramDualQP`)
 QP_TIME_LIMIT = 600.0
 
 
@@ -225,7 +225,7 @@ class DiagonalM3N(Program):
 
     def solve(self, model, solver, **kw):
         """The dual master with HiGHS goes through one persistent highspy object built from the same arrays
-        (:class:`~mmprog.programs._highs_native.GramDualQP` with G_D, the objective rescaled when G_D's diagonal is
+        (:class:`~mmprog.engine.highs_native.GramDualQP` with G_D, the objective rescaled when G_D's diagonal is
         small and a per-solve time guard); anything else through Pyomo."""
         self._metric = model.metric
         if model.master == "dual" and solver.name == "highs":
@@ -322,7 +322,7 @@ class LapM3N(DiagonalM3N):
         in between. Returns the last engine run with the posterior mean as ``solution.w`` and, in
         ``solution.extra``: ``sigma`` (posterior variances of the last step), ``sigma_history`` (n_iter, dim),
         ``variational_history`` (one dict per step)."""
-        from ..cutting_plane import run
+        from ..engine.loop import run
         t_start = time.perf_counter()
         time_limit = engine_kw.get("time_limit")
         deadline = None if time_limit is None else t_start + time_limit

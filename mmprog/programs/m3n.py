@@ -29,10 +29,10 @@ from ..duality import (Check, Duality, _base_dual, _duals_of, _objective, _resul
                        sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from ._daqp_native import GramDualDAQP
-from ._highs_native import GramDualQP
+from ..engine.daqp_native import GramDualDAQP
+from ..engine.highs_native import GramDualQP
 from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 def _gram_rows(model, rows):
     """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far (:class:`GramDualQP`)."""
@@ -81,7 +81,7 @@ class M3N(Program):
 
     def preferred_solver(self, dim):
         """``daqp`` for the Gram dual master when it is usable here: on its working set of the previous support it
-        solved the 498 OCR fold-0 masters in 0.4 s against HiGHS's 12.3 s (:mod:`mmprog.programs._daqp_native`);
+        solved the 498 OCR fold-0 masters in 0.4 s against HiGHS's 12.3 s (:mod:`mmprog.engine.daqp_native`);
         else None (the registry's default for QPs)."""
         from ..solvers import get_solver
         if self._master_for(dim) != "dual":
@@ -158,10 +158,10 @@ class M3N(Program):
 
     def solve(self, model, solver, **kw):
         """Solve the master. The Gram dual with DAQP is solved from G, Δℓ and the budgets on a shrinking working
-        set (:class:`~mmprog.programs._daqp_native.GramDualDAQP`, exact by a KKT check of the whole master). The
+        set (:class:`~mmprog.engine.daqp_native.GramDualDAQP`, exact by a KKT check of the whole master). The
         Gram dual with HiGHS is handed over from the same arrays the Pyomo model was
         built from (G, Δℓ, the budgets), through one persistent highspy object that gets one column and one
-        Hessian row per cut (:class:`~mmprog.programs._highs_native.GramDualQP`): Pyomo's interfaces re-walk the
+        Hessian row per cut (:class:`~mmprog.engine.highs_native.GramDualQP`): Pyomo's interfaces re-walk the
         whole ½αᵀGα expression (r² terms) on every solve. The Pyomo model stays the statement of the program (export,
         show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
         if not (model.master == "dual" and getattr(model, "native", True) and solver.name == "daqp"):

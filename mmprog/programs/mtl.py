@@ -56,7 +56,7 @@ from ..duality import (Check, Duality, _objective, _result_numbers, _scale, cros
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 #: A template weight below this is reported as "removed" (the threshold of the paper's section 3.3).
 REMOVED_BELOW = 1e-5
@@ -627,7 +627,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         ws = model.ws
         act = np.nonzero(ws.active_mask())[0]
         if len(act):
-            from ..cuts import Cuts
+            from ..engine.cuts import Cuts
             cuts = Cuts(ws.example_array()[act], ws.dF()[act], ws.dl_array()[act])
             other.add_cuts(twin, cuts)
         other.materialise(twin)
@@ -638,7 +638,7 @@ class NegatedRows:
     """The cut vectors pʳ = −ΔF̄_r of the paper, as a read-only view of the working set's ΔF̄ rows (no copy of the
     cut data, which the results would otherwise duplicate every round).
 
-    Built on a :class:`~mmprog.programs.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
+    Built on a :class:`~mmprog.engine.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
     first use: a fit reads them only for checks and exports; an error if ``drop_after`` / ``max_cuts`` released some
     of them since) or on a matrix.
 

@@ -24,7 +24,7 @@ from ..duality import (Check, Duality, _base_dual, _objective, _rebuild_as, _res
 from ..exceptions import MMProgError, SolverError, SolverUnavailable, check_param
 from ..solvers import ProblemClass
 from .base import Dims, Program, Solution, register
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 
 @register("p4")

@@ -48,7 +48,7 @@ from .base import Dims, Program, Solution, register
 from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, template_combination,
                   template_groups)
 from .mtl import _group_norms, template_grams
-from .working_set import WorkingSet, values_of
+from ..engine.working_set import WorkingSet, values_of
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..cuts import Cuts
+from ..engine.cuts import Cuts
 from ..duality import Duality, _scale, duality_for, working_set_arrays
 from ..exceptions import DataError, ParameterError, SolverError, check_param
 from ..features.hierarchy import PREDICT_RULES, expected_map_forest, hidden_forest, mixed_unary
@@ -906,8 +906,8 @@ class PoMEN(M3N):
     def _step1(self, base, structure, prepared, q, oracle, engine_kw):
         """The M³N step (10) at p(z) with marginals q: a fresh master seeded with the support of the previous one
         (re-evaluated under q), grown by the engine. Returns (run, hinge at its w)."""
-        from ..cutting_plane import run as engine_run
-        from ..oracle import Oracle
+        from ..engine.loop import run as engine_run
+        from ..engine.oracle import Oracle
         emap = ExpectedFeatureMap(base, structure, q)
         orc = Oracle(emap, prepared, backend=oracle.backend, n_jobs=oracle.n_jobs, client=oracle._client,
                      chunk_size=oracle.chunk_size)
@@ -929,11 +929,11 @@ class PoMEN(M3N):
     def fit(self, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
             progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None,
             solve_time_limit=None):
-        """Run the EM alternation; returns the :class:`~mmprog.cutting_plane.EngineRun` of the last Step 1 with the
+        """Run the EM alternation; returns the :class:`~mmprog.engine.records.EngineRun` of the last Step 1 with the
         EM read-outs in ``solution.extra`` (``em_history``, ``em_objective``, ``hidden_marginals``) and the h₂
         predictor map in ``feature_map``."""
         from .. import solvers as solver_registry
-        from ..oracle import Oracle
+        from ..engine.oracle import Oracle
         from ..solvers import ProblemClass
 
         base, prepared = oracle.fmap, oracle.prepared

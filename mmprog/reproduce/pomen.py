@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from ..exceptions import SolverError
-from ..result import _jsonable as jsonable
+from ..datasets.reading import jsonable
 
 DEFAULT_FRACTIONS = (0.05, 0.10, 0.20, 0.30, 0.40, 0.50)
 DEFAULT_HIDDEN = (0.1, 0.2, 0.3, 0.4, 0.5)

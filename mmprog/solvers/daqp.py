@@ -7,7 +7,7 @@ of the cuts. Measured on the 498 successive 1-slack masters of the OCR fold-0 fi
 arrays dumped from the run, one core, summed over the masters): HiGHS's active-set QP 10.9 s cold (12.3 s in the
 run, persistent); DAQP 7.7 s cold, 4.6 s warm-started from the previous α; PIQP 3.7 s; proxsuite 6.9 s cold, 6.5 s
 warm; OSQP 28 s, Clarabel 42 s (through qpsolvers); and DAQP on the working set of the previous support plus the new
-cut, grown by the KKT violators of the full master until there are none (:mod:`mmprog.programs._daqp_native`),
+cut, grown by the KKT violators of the full master until there are none (:mod:`mmprog.engine.daqp_native`),
 0.40 s — the same optima to 5e-16 relative. HiGHS on that same shrunk set took 1.8 s.
 
 Through Pyomo (:meth:`DaqpSolver.solve`) any QP with linear constraints is extracted into DAQP's dense form

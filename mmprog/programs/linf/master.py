@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ...cuts import Cuts
+from ...engine.cuts import Cuts
 from ...exceptions import ParameterError, check_param
 from ...solvers import ProblemClass, get_solver
 from ..base import Dims
-from ..working_set import values_of
+from ...engine.working_set import values_of
 from .program import LInf
 
 
@@ -72,7 +72,7 @@ class NativeMaster:
 
     def solve(self, cold=False, time_limit=None):
         """Run HiGHS (from scratch when ``cold``); return (SolveStatus, column values (n_cols,), t)."""
-        from .._highs_native import run_highs
+        from ...engine.highs_native import run_highs
         if cold:
             self.h.clearSolver()
         status = run_highs(self.h, time_limit)

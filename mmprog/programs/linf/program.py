@@ -6,11 +6,11 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ...cuts import Cuts
+from ...engine.cuts import Cuts
 from ...exceptions import ParameterError, SolverError, check_param
 from ...solvers import ProblemClass
 from ..base import Dims, Program, Solution, register
-from ..working_set import WorkingSet, values_of
+from ...engine.working_set import WorkingSet, values_of
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -32,7 +32,7 @@ class LInf(Program):
     -----
     Rows are *samples*, not loss-augmented labelings: the program is trained by :func:`solve_linf` (or
     :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`. A batch of rows is given to :meth:`record`
-    (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.cuts.Cuts` with ``dF`` = the
+    (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.engine.cuts.Cuts` with ``dF`` = the
     rows zᵢ over column keys, ``example`` = the sample ids and ``dl`` = b, so the model's working set
     (``model.ws``) is readable by the generic tools; :meth:`materialise` writes the Pyomo components of whatever
     was only recorded.

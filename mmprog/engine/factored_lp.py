@@ -21,7 +21,7 @@ takes in about four minutes where the cutting plane needed 200 rounds of dual si
 
 The objective is P1's: ½Σₖ(μₖ + νₖ) + C Σᵢ ξᵢ (n-slack scale). The rows are kept as one sparse matrix; HiGHS gets
 them as arrays and the Pyomo rows are written on demand (:meth:`ChainLP.materialise`), before exports and before a
-solve through any other LP back end (the same split as :mod:`mmprog.programs._highs_native`).
+solve through any other LP back end (the same split as :mod:`mmprog.engine.highs_native`).
 """
 from __future__ import annotations
 
@@ -252,8 +252,8 @@ def solve_highs(lp, time_limit=None, crossover=False, log=False):
     """
     import highspy
 
-    from .. import interrupts
-    from ._highs_native import run_highs
+    from . import interrupts
+    from .highs_native import run_highs
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(log))
     h.setOptionValue("solver", "ipm")
@@ -281,7 +281,7 @@ def solve_highs(lp, time_limit=None, crossover=False, log=False):
     dual.a_matrix_.value_ = A.data
     h.passModel(dual)
 
-    # SIGINT/SIGTERM (mmprog.interrupts) stop the IPM at its next iteration instead of after the whole solve
+    # SIGINT/SIGTERM (mmprog.engine.interrupts) stop the IPM at its next iteration instead of after the whole solve
     def _poll(callback_type, message, data_out, data_in, user_data):
         if interrupts.requested():
             data_in.user_interrupt = True
@@ -304,16 +304,16 @@ def fit_factored(program, oracle, **engine_kw):
 
     Returns
     -------
-    mmprog.cutting_plane.EngineRun
+    mmprog.engine.records.EngineRun
         ``model`` the Pyomo statement (rows written on demand), ``solution.objective`` the LP's value at the solution
         (−∞ when the solve stopped before an optimum: no lower bound),
         ``solution.dual_objective`` the LP dual's value at HiGHS's row multipliers, ``upper_bound`` P1's full
         objective ½‖w‖₁ + C Σᵢ max(0, Hᵢ(w)) at the returned w, recomputed by the oracle.
     """
-    from .. import interrupts
-    from ..cutting_plane import EngineRun
+    from . import interrupts
+    from .records import EngineRun
     from ..exceptions import SolverError
-    from .base import Solution
+    from ..programs.base import Solution
     if engine_kw.get("slack", "n") != "n":
         raise ParameterError(f'algorithm="factored" is the n-slack P1 (one ξᵢ per example); got slack='
                              f'{engine_kw["slack"]!r}: use slack="n"')

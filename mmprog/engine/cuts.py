@@ -61,7 +61,7 @@ class CountCut(Cuts):
     """The 1-slack cut of integer-valued features kept as its integer counts: ΔF = counts / n.
 
     Σᵢ Δfᵢ of 0/1 template features counts tokens, so the averaged cut is an integer count vector over n; held that
-    way it takes 8 bytes an entry (int32 index and count; 6 with int16 counts) instead of 12 (:class:`~mmprog.programs.working_set.
+    way it takes 8 bytes an entry (int32 index and count; 6 with int16 counts) instead of 12 (:class:`~mmprog.engine.working_set.
     WorkingSet` keeps the counts, on full CoNLL-2002 NER tens of millions of entries a cut). ``dF`` is the float
     row counts / n made on demand (a copy, for the programs that read rows), the same floats as dividing the sum in
     place; :meth:`violation` reads the counts directly.
@@ -91,7 +91,7 @@ class CountCut(Cuts):
     def violation(self, w, xi):
         """Δℓ − wᵀΔF − ξ₀, shape (1,): the same floats as :meth:`Cuts.violation` on the float row (ΔF w summed
         in the order of scipy's product), without making it."""
-        from .programs._sparse_rows import rows_dot
+        from ._sparse_rows import rows_dot
         C, n = self.counts
         margin = np.empty(1)
         rows_dot(C.indptr, C.indices, C.data, n, np.asarray(w, dtype=np.float64), margin)
@@ -104,7 +104,7 @@ class LabelingCut(CountCut):
     Its state block is Xᵀ(E_gold − E_ŷ) over the wrong tokens, so the tokens, their gold and decoded labels and the
     K × K transition counts determine ΔF = (Xᵀ(E_gold − E_ŷ) ⊕ T) / n: 6 bytes a wrong token instead of 6–8 bytes for
     each of the 6–12 million joint features the block touches on full CoNLL-2002 NER (≈ 1 MB against ≈ 100 MB a
-    cut). The working set keeps it that way (:class:`~mmprog.programs.working_set.WorkingSet`) and computes the
+    cut). The working set keeps it that way (:class:`~mmprog.engine.working_set.WorkingSet`) and computes the
     Gram-dual master's products through X (:mod:`mmprog.features._binary`); ``counts`` and ``dF`` make the explicit
     row on demand, the very counts the oracle's explicit cut has (:func:`~mmprog.features._binary.binary_state_cut`).
 
@@ -144,8 +144,8 @@ class LabelingCut(CountCut):
 
 def labeling_counts(lab):
     """The explicit integer row n·ΔF of a labeling cut, CSR (1, d·K + K²), sorted indices, no zeros."""
-    from .features._binary import binary_state_cut
-    from .features.base import csr_view
+    from ..features._binary import binary_state_cut
+    from ..features.base import csr_view
     X, K = lab["X"], lab["K"]
     dim = X.shape[1] * K + K * K
     flat, vals = binary_state_cut(X, lab["tok"], lab["gold"], lab["pred"], K, lab["trans"].reshape(K, K), dim, True)
@@ -154,7 +154,7 @@ def labeling_counts(lab):
 
 def labeling_dot(lab, w):
     """ΔF·w of a labeling cut (a float)."""
-    from .features._binary import labeling_margin
+    from ..features._binary import labeling_margin
     X, K = lab["X"], lab["K"]
     dK = X.shape[1] * K
     s = labeling_margin(X.indptr, X.indices, lab["tok"], lab["gold"], lab["pred"], w, K)

@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from .cuts import Cuts, CountCut, LabelingCut
-from .exceptions import ParameterError
+from ..exceptions import ParameterError
 
 BACKENDS = ("serial", "thread", "process", "dask")
 
@@ -99,8 +99,8 @@ def merge_one_slack(parts, X, n):
     contiguous example ranges, in order; a single part is kept as it is (no copy of a full-NER cut).
 
     Labelings are concatenated (their tokens then ascend as in the serial pass) into a
-    :class:`~mmprog.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
-    :class:`~mmprog.cuts.CountCut` (int16 when every count fits, as :func:`~mmprog.features._binary.binary_state_cut`
+    :class:`~mmprog.engine.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
+    :class:`~mmprog.engine.cuts.CountCut` (int16 when every count fits, as :func:`~mmprog.features._binary.binary_state_cut`
     stores them); float rows are added and divided by n in place (correctly rounded, as the serial path does).
 
     Parameters
@@ -153,7 +153,7 @@ def merge_one_slack(parts, X, n):
 
 
 def _init_worker(fmap, prepared, w_name=None, dim=0):
-    # Ctrl-C reaches the whole process group: the parent decides (mmprog.interrupts), workers finish their chunk
+    # Ctrl-C reaches the whole process group: the parent decides (mmprog.engine.interrupts), workers finish their chunk
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -161,7 +161,7 @@ def _init_worker(fmap, prepared, w_name=None, dim=0):
         threadpool_limits(1)
     except ImportError:          # scikit-learn brings it; without it the workers keep their BLAS threads
         pass
-    from .features import _binary
+    from ..features import _binary
     _binary.MAX_THREADS = 1      # nor do the compiled passes over X start threads of their own here
     _WORKER["fmap"] = fmap
     _WORKER["prepared"] = prepared
@@ -222,7 +222,7 @@ class Oracle:
     ----------
     labeling_cuts : bool
         Return the 1-slack cut of a first-order chain with 0/1 token features as its labeling
-        (:class:`~mmprog.cuts.LabelingCut`) where the map allows it, on every backend (workers return their
+        (:class:`~mmprog.engine.cuts.LabelingCut`) where the map allows it, on every backend (workers return their
         examples' wrong tokens, the parent concatenates them). Set by the engine for the programs that read
         such cuts (:meth:`~mmprog.programs.base.Program.reads_labeling_cuts`); False by default.
     """

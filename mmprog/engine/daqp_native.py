@@ -33,7 +33,7 @@ class GramDualDAQP:
     Parameters
     ----------
     gram_rows : callable(model, rows: list of int) -> ndarray, shape (len(rows), r)
-        Rows of G against every cut so far (as for :class:`mmprog.programs._highs_native.GramDualQP`).
+        Rows of G against every cut so far (as for :class:`mmprog.engine.highs_native.GramDualQP`).
     """
 
     def __init__(self, gram_rows):
@@ -52,7 +52,7 @@ class GramDualDAQP:
         return qp
 
     def sync(self, model):
-        from ._highs_native import grown_gram
+        from .highs_native import grown_gram
         r = model.ws.size
         self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
         model._gram_stale = False

@@ -21,10 +21,10 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
-from . import __version__
+from .. import __version__
 from .cuts import Cuts
-from .exceptions import ModelFileError
-from .result import _jsonable
+from ..exceptions import ModelFileError
+from ..datasets.reading import jsonable
 
 FORMAT = "mmprog-checkpoint"
 FORMAT_VERSION = 2          # 2: labeling cuts (lab_*) beside the rows
@@ -63,7 +63,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
         Wall-clock seconds of the fit so far (a resumed fit adds to it).
     upper_bound : float
     history : list of dict
-        :class:`~mmprog.cutting_plane.IterationRecord` rows as dicts.
+        :class:`~mmprog.engine.records.IterationRecord` rows as dicts.
     termination : str, optional
         Set when the fit ended (``"interrupted"``, ``"time_limit"``, ...).
 
@@ -88,7 +88,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
             "elapsed": float(elapsed), "upper_bound": float(upper_bound), "termination": termination,
             "dim": int(fmap.dim), "n_slacks": int(len(xi)), "feature_map": fingerprint(fmap),
             "history": history}
-    arrays = {"meta": np.array(json.dumps(_jsonable(meta))), "w": np.asarray(w, dtype=np.float64),
+    arrays = {"meta": np.array(json.dumps(jsonable(meta))), "w": np.asarray(w, dtype=np.float64),
               "xi": np.asarray(xi, dtype=np.float64), "example": ws.example_array()[keep] if ws.size else
               np.zeros(0, np.int64), "dl": ws.dl_array()[keep] if ws.size else np.zeros(0),
               "dF_data": F.data, "dF_indices": F.indices, "dF_indptr": F.indptr}
@@ -118,7 +118,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
 class Checkpoint:
     """A checkpoint read back: ``meta`` (the JSON document), ``w``, ``xi``, the saved ``cuts`` (explicit rows) and
     ``labelings`` (the 1-slack cuts held as labelings: dicts of tok, gold, pred, trans, K, n, dl; made into
-    :class:`~mmprog.cuts.LabelingCut` on the resumed fit's token matrix by :meth:`labeling_cuts`)."""
+    :class:`~mmprog.engine.cuts.LabelingCut` on the resumed fit's token matrix by :meth:`labeling_cuts`)."""
 
     def __init__(self, path, meta, w, xi, cuts, labelings=()):
         self.path, self.meta, self.w, self.xi, self.cuts = path, meta, w, xi, cuts
@@ -172,7 +172,7 @@ def load(path):
     target = path_of(path)
     if not os.path.exists(target):
         raise ModelFileError(f"{target}: no such checkpoint file")
-    from .datasets.reading import read_npz
+    from ..datasets.reading import read_npz
     arrays = read_npz(target, target, error=ModelFileError)
     for k in ("meta", "w", "xi", "example", "dl", "dF_data", "dF_indices", "dF_indptr"):
         if k not in arrays:
@@ -200,7 +200,7 @@ def load(path):
         raise ModelFileError(f"{target}: fields 'slack', 'dim', 'n_slacks', 'iteration' are {meta['slack']!r}, "
                              f"{meta['dim']}, {meta['n_slacks']}, {meta['iteration']}: out of range")
     from dataclasses import fields
-    from .cutting_plane import IterationRecord
+    from .records import IterationRecord
     names = {f.name for f in fields(IterationRecord)}
     if not all(isinstance(h, dict) and set(h) == names and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                                                for v in h.values()) for h in meta["history"]):

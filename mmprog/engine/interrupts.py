@@ -16,7 +16,7 @@ import logging
 import signal
 import threading
 
-log = logging.getLogger("mmprog.interrupts")
+log = logging.getLogger("mmprog.engine.interrupts")
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _state = {"depth": 0, "signal": None}

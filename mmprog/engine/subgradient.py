@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import interrupts
-from .exceptions import ParameterError, check_param
-from .projections import l1_ball
+from ..exceptions import ParameterError, check_param
+from ..projections import l1_ball
 
 SCHEDULES = ("inv_sqrt", "inv", "constant")
 VARIANTS = ("batch", "online")
@@ -91,7 +91,7 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
 
     Parameters
     ----------
-    oracle : mmprog.oracle.Oracle
+    oracle : mmprog.engine.oracle.Oracle
         Loss-augmented inference over the training data.
     radius : float
         λ > 0, the ball's radius.
@@ -115,12 +115,12 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
 
     Returns
     -------
-    mmprog.cutting_plane.EngineRun
+    mmprog.engine.records.EngineRun
         ``model`` None; ``solution.w`` the output iterate, ``solution.objective`` its R_hinge, ``solution.xi``
         its per-example hinge losses; ``history`` one :class:`SubgradientRecord` per pass.
     """
-    from .cutting_plane import EngineRun
-    from .programs.base import Solution
+    from .records import EngineRun
+    from ..programs.base import Solution
     check_param("radius", radius, isinstance(radius, (int, float, np.number)) and not isinstance(radius, bool)
                 and np.isfinite(radius) and radius > 0, "a finite float > 0 (the ℓ1 ball's radius λ)")
     check_param("n_iter", n_iter, isinstance(n_iter, (int, np.integer)) and n_iter >= 1, "an int >= 1")

@@ -1,0 +1,54 @@
+"""What a fit records: one row per round and what the loop hands back (shared by the loop, checkpoints and the
+other routes of the engine, so that none of them imports another for its types)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+#: The terminations a fit can end with.
+TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
+
+
+@dataclass
+class IterationRecord:
+    """One row of the history (and of the progress table)."""
+
+    iteration: int
+    objective: float          # master optimum after this round's solve (n-slack scale)
+    lower_bound: float        # best master optimum so far
+    upper_bound: float        # best full objective seen at an oracle call
+    gap: float                # (upper − lower) / max(1, |upper|)
+    max_violation: float
+    n_cuts: int
+    n_active: int
+    cut_nnz: int              # non-zeros of the ΔF rows held by the working set (≈ 12 bytes each)
+    new_cuts: int
+    oracle_time: float
+    pyomo_time: float
+    solver_time: float
+    elapsed: float
+
+
+@dataclass
+class EngineRun:
+    """What a route of the engine returns; :class:`mmprog.result.Result` wraps it for users."""
+
+    model: object
+    solution: object
+    history: list = field(default_factory=list)
+    termination: str = "max_iter"
+    n_iter: int = 0
+    timings: dict = field(default_factory=dict)
+    upper_bound: float = np.inf
+    snapshots: dict = field(default_factory=dict)
+
+
+def relative_gap(upper, lower):
+    """(upper − lower) / max(1, |upper|): the certificate every route reports."""
+    return (upper - lower) / max(1.0, abs(upper))
+
+
+def history_as_dicts(history):
+    """The history as JSON-able dicts (checkpoints, saved models)."""
+    return [asdict(h) for h in history]
