@@ -52,7 +52,8 @@ def train_labeller(dataset, C=0.1, eps=0.1, templates="labels", min_count=1, **f
     dataset : TreeDataset
         Trees with a ``deprel`` column.
     C : float
-        Slack weight (n-slack scale; default 0.1, chosen on the Talbanken dev file, see the parse bench).
+        Slack weight (n-slack scale; default 0.1: at C = 0.1 the labeller reached 87.3% label accuracy on the
+        gold trees of the Talbanken dev file after 9 minutes, stopped before convergence — not tuned further).
     eps : float
         Violation tolerance of the cutting plane.
     templates : str or list of str
