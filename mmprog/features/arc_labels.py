@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import DataError, ModelFileError, ParameterError
-from .arcs import ArcFeatureMap
+from .arcs import ArcFeatureMap, resolve_templates
 from .base import Prepared
 
 __all__ = ["ArcLabelFeatureMap", "LABEL_PRESETS"]
@@ -62,16 +62,7 @@ class ArcLabelFeatureMap:
     kind = "arclabels"
 
     def __init__(self, templates=None, min_count=1):
-        if templates is None:
-            templates = "labels"
-        if isinstance(templates, str):
-            if templates not in LABEL_PRESETS:
-                raise ParameterError(f"templates {templates!r} is not one of {sorted(LABEL_PRESETS)}; or pass a "
-                                     f"list of arc template specs like 'hc/mc|dd'")
-            self.preset = templates
-            templates = LABEL_PRESETS[templates]
-        else:
-            self.preset = None
+        self.preset, templates = resolve_templates(templates, LABEL_PRESETS, "labels")
         self.templates = list(templates)
         self.min_count = min_count
         self._arcs = ArcFeatureMap(self.templates, min_count=min_count)

@@ -53,7 +53,7 @@ import scipy.sparse as sp
 from ..exceptions import DataError, ModelFileError, ParameterError
 from .base import Prepared
 
-__all__ = ["ArcFeatureMap", "ARC_PRESETS", "distance_bucket"]
+__all__ = ["ArcFeatureMap", "ARC_PRESETS", "distance_bucket", "resolve_templates"]
 
 # field letter -> (column, derivation); the derived fields are computed from a column when sentences are encoded
 _FIELDS = {"w": "form", "p": "pos", "c": "cpos", "l": "lemma", "s": "pos", "f": "feats", "x": "form"}
@@ -122,6 +122,19 @@ ARC_PRESETS: dict[str, list[str]] = {
     "mcdonald05+cpos": _with_dd(_MCDONALD05 + _CPOS_EXTRA),
     "mst-ud": _with_dd(_MST_UD),
 }
+
+
+def resolve_templates(templates, presets, default):
+    """(preset name or None, template list) of a ``templates`` argument: None (the default preset), a preset name,
+    or a list of specs."""
+    if templates is None:
+        templates = default
+    if isinstance(templates, str):
+        if templates not in presets:
+            raise ParameterError(f"templates {templates!r} is not one of {sorted(presets)}; or pass a list of arc "
+                                 f"template specs like 'hp/mp|dd'")
+        return templates, presets[templates]
+    return None, templates
 
 
 def distance_bucket(d):
@@ -258,16 +271,7 @@ class ArcFeatureMap:
     kind = "arcs"
 
     def __init__(self, templates=None, min_count=1, projective=False):
-        if templates is None:
-            templates = "mcdonald05"
-        if isinstance(templates, str):
-            if templates not in ARC_PRESETS:
-                raise ParameterError(f"templates {templates!r} is not one of {sorted(ARC_PRESETS)}; or pass a list "
-                                     f"of template specs like 'hp/mp|dd'")
-            self.preset = templates
-            templates = ARC_PRESETS[templates]
-        else:
-            self.preset = None
+        self.preset, templates = resolve_templates(templates, ARC_PRESETS, "mcdonald05")
         self.templates = [str(t).strip() for t in templates]
         if not self.templates:
             raise ParameterError("templates is empty; pass a preset name or at least one template spec")
