@@ -141,3 +141,22 @@ def test_output_may_not_be_the_input(model, tmp_path, capsys):
     raw.write_bytes(RAW.encode())
     assert main(["parse", "--model", m, "--data", f"conllu:{raw}", "--out", str(raw)]) == 2
     assert raw.read_bytes() == RAW.encode()
+
+
+def test_split_dev_and_selection_errors(tmp_path):
+    from mmprog.exceptions import ParameterError
+    from mmprog.parsing import split_dev, train_treebank
+    path = tmp_path / "t.conllu"
+    labelled_treebank(path, 10, 3)
+    ds = load_conllu(path)
+    tr, dev = split_dev(ds, "0.3")
+    assert len(tr) == 7 and len(dev) == 3
+    assert [s["form"] for s in dev.sentences] == [s["form"] for s in ds.sentences[7:]]
+    assert split_dev(ds, None) == (ds, None)
+    for bad in ("0", "1.5", "0.01"):
+        with pytest.raises(ParameterError, match="fraction"):
+            split_dev(ds, bad)
+    with pytest.raises(ParameterError, match="needs --dev"):
+        train_treebank(ds, {"C": 1.0}, templates="mcdonald05,mst-ud")
+    with pytest.raises(ParameterError, match="needs --dev"):
+        train_treebank(ds, {}, C_grid=[0.1, 1.0])
