@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from .crf import _run_child
+from ._child import run_child
 
 #: task -> (train, test, dev) under the data root; ``{dev}`` in ``--mmprog-args`` becomes the dev file's spec
 TASKS = {
@@ -101,7 +101,7 @@ def run_mmprog(train, test, mmprog_args, folder):
     model = os.path.join(folder, "model")
     argv = [sys.executable, "-m", "mmprog.cli", "train", "--data", f"conllu:{train}", "--out", model,
             "--json"] + shlex.split(mmprog_args)
-    out, peak_mb, seconds = _run_child(argv)
+    out, peak_mb, seconds = run_child(argv)
     summary = json.loads(out)
     parser = mmprog.load(model)
     labeller = load_labeller(model)
@@ -171,7 +171,7 @@ def run_udpipe(train, test, parser_options, folder):
     parsed = os.path.join(folder, "udpipe.conllu")
     code = (f"from mmprog.bench.parse import udpipe_child; udpipe_child({train!r}, {test!r}, "
             f"{parser_options!r}, {parsed!r})")
-    out, peak_mb, _ = _run_child([sys.executable, "-c", code])
+    out, peak_mb, _ = run_child([sys.executable, "-c", code])
     gold, pred = load_conllu(test), load_conllu(parsed)
     sc = labelled_scores(gold.heads, [s["deprel"] for s in gold.sentences], pred.heads,
                          [s["deprel"] for s in pred.sentences], pos=[s["pos"] for s in gold.sentences])
