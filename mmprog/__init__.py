@@ -7,7 +7,7 @@ Quick use::
     res = mmprog.fit(ds, program="l1m3n", C=1.0)
     res.export("p1.lp")
 """
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 import os as _os
 import sys as _sys

@@ -51,7 +51,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         Bound on the active cuts of each slack: beyond it the oldest are replaced by their α-weighted average, one
         aggregated cut that keeps the master's optimum (see :func:`mmprog.engine.loop.run`). Bounds the memory of
         1-slack fits on large corpora whose cuts are explicit rows of millions of non-zeros (mtl, pblock, real-valued
-        features); m3n's Gram dual holds 1-slack cuts of 0/1 token features as labelings (:class:`mmprog.engine.cuts.
+        features); m3n's Gram dual holds 1-slack cuts of 0/1 token features as labelings (:class:`mmprog.cuts.
         LabelingCut`, ~1 MB a cut on full CoNLL-2002 NER) and needs no bound there.
     solve_time_limit : float, optional
         Cap in seconds on each master solve, handed to the solver (default
@@ -91,6 +91,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
     from . import solvers as solver_registry
     from .features import feature_map_for
     from .engine.oracle import Oracle, blas_single
+    from .engine.routes import ENGINE
     from .result import Result
 
     ck = None
@@ -162,16 +163,15 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
             if hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
                 # engine
-                run = prog.fit(orc, **kw)
+                run = prog.fit(orc, ENGINE, **kw)
             else:
-                from .engine.loop import run as engine_run
-                run = engine_run(prog, orc, **kw)
+                run = ENGINE.cutting_plane(prog, orc, **kw)
     finally:
         orc.close()
     # a program with an outer loop may predict through its own map (PoMEN's h₂ sums out hidden nodes)
     fmap = getattr(run, "feature_map", None) or fmap
     return Result(fmap, run, prog.name, prog.params(), solver_name, slack,
-                  label_names=getattr(dataset, "label_names", None))
+                  label_names=getattr(dataset, "label_names", None), trainer=fit)
 
 
 def nonzero_weights(w, tol=1e-8):

@@ -236,11 +236,6 @@ ENTRIES = [
 ]
 
 
-def register_entry(entry):
-    """Add a catalogue entry (programs that land later add theirs here or in their own module)."""
-    ENTRIES[:] = [e for e in ENTRIES if e.stem != entry.stem] + [entry]
-
-
 def default_dirs():
     """``(models_dir, data_file)`` of the checkout this module sits in."""
     root = Path(__file__).resolve().parent.parent
@@ -322,8 +317,8 @@ def _statement(model):
 
 def _solvers_line(problem_class):
     from .solvers import registered
-    from .solvers.base import _REGISTRY
-    names = [n for n in registered() if problem_class in _REGISTRY[n].capabilities]
+    from .solvers.base import REGISTRY
+    names = [n for n in registered() if problem_class in REGISTRY[n].capabilities]
     return ", ".join(f"`{n}`" for n in names)
 
 

@@ -37,151 +37,29 @@ for 1-slack).
 """
 from __future__ import annotations
 
-import logging
-from dataclasses import asdict, dataclass
-
-import numpy as np
-import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
-
 from .exceptions import SolverError, SolverUnavailable
+from .programs import statements
+from .programs.statements import (CROSS_SOLVER_TIME_LIMIT, HOOKS, STATUSES, Check, Duality, WSArrays, base_dual,
+                                  compare, cross_solver_checks, cuts_of, duality_for, duals_of, feasibility_checks,
+                                  objective_of, rebuild_as, rebuild_master, result_numbers, scale_of, skipped,
+                                  slackness_checks, solve_value, sparsity_check, support_of, working_set_arrays)
 
-log = logging.getLogger("mmprog.duality")
-
-__all__ = ["Check", "Duality", "ProgramHook", "Context", "duality_for", "hook_for", "dual_model", "check",
-           "working_set_arrays", "rebuild_master", "p0_dual_model", "theorem3_model", "p1_dual_model",
-           "p4_dual_model", "metric_dual_model", "block_dual", "template_grams", "compare", "skipped", "STATUSES"]
-
-STATUSES = ("pass", "fail", "skipped")
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Check rows
-# ----------------------------------------------------------------------------------------------------------------
-
-@dataclass
-class Check:
-    """One verified statement.
-
-    Attributes
-    ----------
-    program : str
-    statement : str
-        What is claimed, naming both sides (``lhs`` first).
-    lhs, rhs : float or None
-        The two numbers compared.
-    gap : float or None
-        ``|lhs − rhs|`` for ``=``; ``lhs − rhs`` for ``≤`` (negative: room to spare).
-    tolerance : float or None
-        Largest admissible gap.
-    status : {"pass", "fail", "skipped"}
-    reason : str
-        Why it was skipped, or what failed, or a note (which solver, how many cuts).
-    relation : {"=", "≤"}
-    """
-
-    program: str
-    statement: str
-    lhs: float | None
-    rhs: float | None
-    gap: float | None
-    tolerance: float | None
-    status: str
-    reason: str = ""
-    relation: str = "="
-
-    def as_dict(self):
-        return asdict(self)
-
-    @property
-    def failed(self):
-        return self.status == "fail"
-
-
-def compare(program, statement, lhs, rhs, tolerance, relation="=", reason=""):
-    """A :class:`Check` from two numbers: ``=`` passes when |lhs − rhs| ≤ tolerance, ``≤`` when
-    lhs − rhs ≤ tolerance. A NaN on either side fails."""
-    lhs, rhs, tolerance = float(lhs), float(rhs), float(tolerance)
-    if relation == "=":
-        gap = abs(lhs - rhs)
-    elif relation == "≤":
-        gap = lhs - rhs
-    else:
-        raise ValueError(f"relation must be '=' or '≤'; got {relation!r}")
-    ok = np.isfinite(gap) and gap <= tolerance
-    return Check(program, statement, lhs, rhs, gap, tolerance, "pass" if ok else "fail", reason, relation)
-
-
-def skipped(program, statement, reason):
-    return Check(program, statement, None, None, None, None, "skipped", reason)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The registry of hooks
-# ----------------------------------------------------------------------------------------------------------------
-
-_HOOKS: dict[str, "Duality"] = {}
-
-
-def duality_for(name):
-    """Class decorator: register a :class:`Duality` subclass as the hook of program ``name``."""
-    def deco(cls):
-        cls.program = name
-        _HOOKS[name] = cls()
-        return cls
-    return deco
-
+#: the statements programs share are defined in :mod:`mmprog.programs.statements` (below the programs); this module
+#: is the entry point above them: the hooks by program name, the context handed to a hook, ``check`` and
+#: ``dual_model``
+__all__ = ["check", "dual_model", "hook_for", "ProgramHook", "Context", "Check", "Duality", "duality_for",
+           "working_set_arrays", "rebuild_master", "rebuild_as", "compare", "skipped", "STATUSES", "WSArrays",
+           "result_numbers", "scale_of", "objective_of", "duals_of", "support_of", "base_dual", "solve_value",
+           "cuts_of", "feasibility_checks", "slackness_checks", "sparsity_check", "cross_solver_checks",
+           "CROSS_SOLVER_TIME_LIMIT", "HOOKS"]
 
 def hook_for(name):
     """The duality hook of program ``name``: the registered one, else a :class:`ProgramHook` over the program
     class's own ``dual_model``/``checks``."""
     from . import programs  # noqa: F401  (importing the program modules registers their hooks)
-    if name in _HOOKS:
-        return _HOOKS[name]
+    if name in statements.HOOKS:       # read at call time: a test may register hooks in a copy
+        return statements.HOOKS[name]
     return ProgramHook(name)
-
-
-class Duality:
-    """Base hook: the explicit dual and the statements of one program.
-
-    Attributes
-    ----------
-    program : str
-        Registered program name.
-    fit_params : dict
-        Program parameters used by :meth:`fit` for ``mmprog verify`` (e.g. ``master="primal"``).
-    rebuildable : bool
-        Whether the master can be rebuilt from its working set through the Program interface (``build`` +
-        ``add_cuts``), which the cross-solver statement needs.
-    """
-
-    program = "?"
-    fit_params: dict = {}
-    rebuildable = True
-    #: what ``mmprog verify`` trains on when given a chain data set this program cannot take (None: the same data)
-    data_note = ""
-    #: True when the program is not trained by :func:`mmprog.fit` (``mmprog show`` then trains through :meth:`fit`)
-    own_fit = False
-
-    def fit(self, dataset, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
-        """Train the program for verification (tight ``eps`` so the statements are tested near the optimum)."""
-        import mmprog
-        params = {**self.fit_params, **kw}
-        return mmprog.fit(dataset, program=self.program, C=C, solver=solver, slack=slack, eps=eps, **params)
-
-    def accepts(self, dataset):
-        """None when :meth:`fit` can train on ``dataset``, else why not (one line)."""
-        if hasattr(dataset, "lengths") and (hasattr(dataset, "X") or hasattr(dataset, "heads")):
-            return None
-        return (f"program {self.program!r} trains on sequences or trees; the data are a "
-                f"{type(dataset).__name__}")
-
-    def dual_model(self, result):
-        raise NotImplementedError(f"no explicit dual model for program {self.program!r} yet")
-
-    def checks(self, ctx):
-        return iter(())
-
 
 class ProgramHook(Duality):
     """Hook for a program that carries its dual on its class: ``Program.dual_model(model)`` and optionally
@@ -208,7 +86,6 @@ class ProgramHook(Duality):
             return
         for c in gen(ctx.result):
             yield c if isinstance(c, Check) else Check(**{"program": self.program, **c})
-
 
 # ----------------------------------------------------------------------------------------------------------------
 # The context handed to hooks
@@ -239,6 +116,9 @@ class Context:
         self.solvers = list(solvers or [])
         self.dataset = dataset
         self.rtol = rtol
+        #: trains a referee program (``fit(dataset, program=..., **params)``: the result's ``trainer``,
+        #: :func:`mmprog.fit`); None for results of programs trained outside it (linf), whose checks fit nothing
+        self.fit = getattr(result, "trainer", None)
 
     def check(self, statement, lhs, rhs, tolerance, relation="=", reason=""):
         return compare(self.name, statement, lhs, rhs, tolerance, relation, reason)
@@ -271,10 +151,10 @@ class Context:
         """Solvers for the cross-solver statement: ``[(name, None)]`` usable ones and ``[(name, reason)]`` the
         others — the user's list, else every registered solver that claims the class."""
         from .solvers import get_solver, registered
-        from .solvers.base import _REGISTRY
+        from .solvers.base import REGISTRY
         from .solvers import ProblemClass
         pc = ProblemClass(problem_class)
-        names = self.solvers or [n for n in registered() if pc in _REGISTRY[n].capabilities]
+        names = self.solvers or [n for n in registered() if pc in REGISTRY[n].capabilities]
         out = []
         for name in names:
             try:
@@ -291,159 +171,6 @@ class Context:
                 continue
             out.append((name, None if rep else rep.reason))
         return out
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Working-set arrays and rebuilding a master
-# ----------------------------------------------------------------------------------------------------------------
-
-@dataclass
-class WSArrays:
-    """The active cuts of a master as arrays.
-
-    Attributes
-    ----------
-    positions : ndarray of int, shape (r,)
-        Working-set positions of the active cuts.
-    F : csr_matrix, shape (r, dim)
-        ΔF_r.
-    dl : ndarray, shape (r,)
-        Δℓ_r.
-    slack : ndarray of int, shape (r,)
-        The slack (example for n-slack, 0 for 1-slack) of each cut.
-    n_slacks : int
-    budget : float
-        C·s, the bound on Σ_{r∈Sᵢ} α_r (and the objective weight of each ξᵢ).
-    """
-
-    positions: np.ndarray
-    F: object
-    dl: np.ndarray
-    slack: np.ndarray
-    n_slacks: int
-    budget: float
-
-    def slack_sums(self, v):
-        """Σ_{r∈Sᵢ} v_r for every slack i, shape (n_slacks,)."""
-        return np.bincount(self.slack, weights=v, minlength=self.n_slacks)
-
-
-def working_set_arrays(result_or_model, C=None):
-    """:class:`WSArrays` of the active cuts of ``result.model`` (or of a model)."""
-    # a Pyomo model has a .model() method, so tell the two apart by the working set
-    model = result_or_model if hasattr(result_or_model, "ws") else result_or_model.model
-    ws = model.ws
-    act = np.nonzero(ws.active_mask())[0] if ws.size else np.zeros(0, dtype=np.int64)
-    if C is None:
-        C = float(pyo.value(model.C)) if hasattr(model, "C") else float(result_or_model.params["C"])
-    return WSArrays(positions=act, F=ws.dF()[act], dl=ws.dl_array()[act], slack=ws.example_array()[act],
-                    n_slacks=model.dims.n_slacks, budget=C * float(model.slack_scale))
-
-
-def _cuts_of(arrays):
-    from .engine.cuts import Cuts
-    return Cuts(arrays.slack.copy(), arrays.F.copy(), arrays.dl.copy())
-
-
-def rebuild_master(result, solver, read=True, time_limit=None, **program_params):
-    """Build the result's master afresh from its active cuts (Program ``build`` + ``add_cuts``), solve it with
-    ``solver`` and return ``(model, Solution)`` (``(model, None)`` with ``read=False``, for a solver that returns no
-    duals, from which a primal master's α would be read). ``program_params`` override the result's (e.g.
-    ``master="primal"``).
-    """
-    from .programs import get_program
-    from .solvers import get_solver
-    prog = get_program(result.program, **{**result.params, **program_params})
-    arrays = working_set_arrays(result)
-    metric = getattr(result.model, "metric", None)
-    if metric is not None:
-        # diagonally rescaled masters (lapm3n, adapm3n) hold their last metric on the model
-        prog._metric = np.asarray(metric, dtype=np.float64).copy()
-    model = prog.build(result.model.dims)
-    if metric is not None and hasattr(prog, "set_metric"):
-        prog.set_metric(model, metric)
-    if len(arrays.dl):
-        prog.add_cuts(model, _cuts_of(arrays))
-    slv = get_solver(solver)
-    model.solved_with = slv.name
-    prog.solve(model, slv, **({"time_limit": time_limit} if time_limit else {}))
-    return model, (prog.read_solution(model) if read else None)
-
-
-def _solve(model, solver_name):
-    """Solve a (dual) model with a registered solver; returns the objective value at the loaded point."""
-    from .solvers import get_solver
-    s = get_solver(solver_name)
-    s.solve(model)
-    model.solved_with = s.name
-    return float(pyo.value(_objective(model)))
-
-
-def _objective(model):
-    return next(model.component_data_objects(pyo.Objective, active=True))
-
-
-def _duals_of(model, cons):
-    from .solvers import duals
-    return duals(model, cons, getattr(model, "solved_with", None))
-
-
-def _rebuild_as(result, program, solver, **params):
-    """Build ``program`` with ``params`` on ``result``'s active cuts and solve it with ``solver``."""
-    from .programs import get_program
-    from .solvers import get_solver
-    prog = get_program(program, **params)
-    arrays = working_set_arrays(result)
-    model = prog.build(result.model.dims)
-    if len(arrays.dl):
-        prog.add_cuts(model, _cuts_of(arrays))
-    slv = get_solver(solver)
-    model.solved_with = slv.name
-    prog.solve(model, slv)
-    return model, prog.read_solution(model)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# What the explicit duals of the working-set masters share
-# ----------------------------------------------------------------------------------------------------------------
-
-def _support(F):
-    """Columns k that appear in some cut (ΔF_{·k} ≠ 0): the only ones the dual constraints are non-trivial for."""
-    F = F.tocsc()
-    return np.nonzero(np.diff(F.indptr) > 0)[0]
-
-
-def _base_dual(arrays, name):
-    m = pyo.ConcreteModel(name=name)
-    r = len(arrays.dl)
-    # alpha[r] is the multiplier of cut r: cuts[r] of the primal masters, alpha[r] of the Gram dual master
-    # (Pyomo's ConstraintList/VarList count from 1, the working set from 0)
-    m.CUTS = pyo.Set(initialize=[int(p) + 1 for p in arrays.positions], ordered=True)
-    m.alpha = pyo.Var(m.CUTS, domain=pyo.NonNegativeReals, initialize=0.0)
-    m.C_budget = pyo.Param(initialize=arrays.budget, mutable=True)
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    alpha = [m.alpha[int(p) + 1] for p in arrays.positions]
-    m.alpha_list = alpha
-    slacks = sorted(set(int(s) for s in arrays.slack)) if r else []
-    members = {i: [] for i in slacks}
-    for a, s in zip(alpha, arrays.slack):
-        members[int(s)].append(a)
-    m.SLACKS = pyo.Set(initialize=slacks, ordered=True)
-    m.budget = pyo.Constraint(m.SLACKS, rule=lambda m, i: LinearExpression(
-        constant=0.0, linear_coefs=[1.0] * len(members[i]), linear_vars=members[i]) <= m.C_budget)
-    m.linear = pyo.Expression(expr=LinearExpression(constant=0.0, linear_coefs=[float(v) for v in arrays.dl],
-                                                    linear_vars=alpha))
-    m.ws_arrays = arrays
-    return m, alpha
-
-
-
-
-
-
-
-
-
 
 # ----------------------------------------------------------------------------------------------------------------
 # The public functions
@@ -484,154 +211,3 @@ def check(result, solvers=None, dataset=None, rtol=1e-6):
     if hook.rebuildable and isinstance(hook, ProgramHook):
         out.extend(cross_solver_checks(ctx))
     return out
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Statements shared by the max-margin programs
-# ----------------------------------------------------------------------------------------------------------------
-
-def _result_numbers(result, arrays):
-    w = np.asarray(result.w, dtype=np.float64)
-    xi = np.asarray(result.xi, dtype=np.float64)
-    alpha = np.asarray(result.alpha, dtype=np.float64)
-    alpha = alpha[arrays.positions] if len(alpha) >= len(arrays.positions) and len(alpha) else np.zeros(
-        len(arrays.positions))
-    return w, xi, alpha
-
-
-def _scale(*values):
-    return max(1.0, *(float(np.max(np.abs(v))) if np.size(v) else 0.0 for v in values))
-
-
-def feasibility_checks(ctx, arrays, w, xi, alpha, extra_dual=None):
-    """Primal feasibility (cuts and ξ ≥ 0) and dual feasibility (α ≥ 0, budgets, ``extra_dual``) from the numbers.
-
-    ``extra_dual`` is ``(statement_suffix, violation)`` for program-specific dual constraints."""
-    tol = 1e-6 * _scale(arrays.dl, arrays.budget)
-    if len(arrays.dl):
-        viol = arrays.dl - arrays.F @ w - xi[arrays.slack]
-        worst = float(max(viol.max(), 0.0))
-    else:
-        worst = 0.0
-    worst = max(worst, float(max(-xi.min(initial=0.0), 0.0)))
-    yield ctx.check("primal feasibility: max_r (Δℓ_r − wᵀΔF_r − ξ_e(r))⁺ and max (−ξ)⁺ ≤ 0", worst, 0.0, tol, "≤",
-                    f"{len(arrays.dl)} active cuts")
-    dv = float(max(-alpha.min(initial=0.0), 0.0))
-    sums = arrays.slack_sums(alpha)
-    dv = max(dv, float((sums - arrays.budget).max(initial=0.0)))
-    name = "dual feasibility: α ≥ 0 and Σ_{r∈Sᵢ} α_r ≤ C·s"
-    if extra_dual is not None:
-        name += extra_dual[0]
-        dv = max(dv, float(extra_dual[1]))
-    yield ctx.check(name + " (max violation ≤ 0)", dv, 0.0, tol, "≤", f"budget C·s = {arrays.budget:.6g}")
-
-
-def slackness_checks(ctx, arrays, w, xi, alpha, extra=()):
-    """Complementary slackness: α_r·(wᵀΔF_r + ξ_e(r) − Δℓ_r) = 0 and ξᵢ·(C·s − Σ_{r∈Sᵢ} α_r) = 0, plus ``extra``
-    products (program-specific)."""
-    prods = [np.zeros(1)]
-    if len(arrays.dl):
-        prods.append(alpha * (arrays.F @ w + xi[arrays.slack] - arrays.dl))
-        prods.append(xi * (arrays.budget - arrays.slack_sums(alpha)))
-    prods.extend(extra)
-    worst = float(max(np.abs(p).max(initial=0.0) for p in prods))
-    tol = 1e-5 * _scale(arrays.dl, arrays.budget)
-    yield ctx.check("complementary slackness: max |α_r·slack_r|, |ξᵢ·(C·s − Σα)| = 0", worst, 0.0, tol)
-
-
-def sparsity_check(ctx, arrays, w, xi, alpha, tol=1e-5, tight=1e-6):
-    """Dual sparsity (KDD 2009, section 2): by complementary slackness only cuts that hold with equality can carry
-    a non-zero multiplier. Counts the non-zero α_r on cuts that are not tight (must be 0) and reports how many of
-    the multipliers are non-zero. "Non-zero" is α_r > ``tol``·max(1, C·s): interior-point solvers (Ipopt) leave
-    α_r ≈ μ/slack_r ~ 1e-7 on slack cuts; "tight" is a slack ≤ ``tight``·max(1, max Δℓ) (first-order solvers
-    that stop at a relative gap need a looser one)."""
-    stmt = "dual sparsity: #{α_r > 0 on a cut that is not tight} = 0"
-    if not len(arrays.dl):
-        return ctx.skip(stmt, "the working set is empty")
-    slack_r = arrays.F @ w + xi[arrays.slack] - arrays.dl
-    nz = alpha > tol * max(1.0, arrays.budget)
-    tight = np.abs(slack_r) <= tight * _scale(arrays.dl)
-    return ctx.check(stmt, int(np.count_nonzero(nz & ~tight)), 0, 0.0,
-                     reason=f"{int(nz.sum())} of {len(alpha)} multipliers non-zero, {int(tight.sum())} cuts tight")
-
-
-#: seconds each solver gets for the cross-solver statement: a global solver (SCIP) on the NLP masters may take far
-#: longer than the program's own method; a solve that stops on this limit is reported as a skip with its words
-CROSS_SOLVER_TIME_LIMIT = 60.0
-
-
-def cross_solver_checks(ctx, **program_params):
-    """The same master (same active cuts) solved by each usable solver gives the same optimum as the first."""
-    res = ctx.result
-    pc = ctx.program.problem_class
-    rows = ctx.cross_solvers(pc)
-    usable = [n for n, why in rows if why is None]
-    out = []
-    if len(usable) < 2:
-        why = "; ".join(f"{n}: {r}" for n, r in rows if r) or "only one solver named"
-        out.append(ctx.skip(f"cross-solver agreement ({pc.value}) on the same working set",
-                            f"fewer than two usable solvers ({', '.join(usable) or 'none'}); {why}"))
-        return out
-    ref = usable[0]
-    values = {}
-    from .solvers import get_solver
-    for name in usable:
-        try:
-            limit = None if name == ref else CROSS_SOLVER_TIME_LIMIT
-            if get_solver(name).gives_duals:
-                _, sol = rebuild_master(res, name, time_limit=limit, **program_params)
-                values[name] = sol.objective
-            else:
-                # no duals (SCIP): the optimum is the value of the master's own objective at the solver's point —
-                # primal or dual form, the same number at an optimum by strong duality
-                model, _ = rebuild_master(res, name, read=False, time_limit=limit, **program_params)
-                values[name] = float(pyo.value(_objective(model)))
-        except (SolverError, SolverUnavailable) as e:
-            values[name] = e
-    ref_v = values[ref]
-    for name, why in rows:
-        stmt = f"cross-solver: optimum by {ref} = optimum by {name} (same working set)"
-        if name == ref:
-            continue
-        if why is not None:
-            out.append(ctx.skip(stmt, why))
-        elif isinstance(ref_v, Exception):
-            out.append(Check(ctx.name, stmt, None, None, None, None, "fail", f"{ref}: {ref_v}"))
-        elif isinstance(values[name], SolverError) and values[name].termination in ("max_time", "time_limit"):
-            out.append(ctx.skip(stmt, f"{name} stopped on the {CROSS_SOLVER_TIME_LIMIT:g} s limit of this statement "
-                                      f"({values[name].solver_message or values[name].termination})"))
-        elif isinstance(values[name], Exception):
-            out.append(Check(ctx.name, stmt, ref_v, None, None, None, "fail", f"{name}: {values[name]}"))
-        else:
-            out.append(ctx.check(stmt, ref_v, values[name], 1e-5 * _scale(ref_v)))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Names that moved to their program's module
-# ----------------------------------------------------------------------------------------------------------------
-
-#: each program's dual model and statements, once defined here, now live in the program's module; these names
-#: still resolve through this module (on first use, so that this module imports no program)
-_MOVED = {
-    "mmprog.programs.m3n": ("p0_dual_model", "theorem3_model", "p0_value", "p0_dual_value", "M3NDuality",
-                            "p0_checks"),
-    "mmprog.programs.l1m3n": ("p1_dual_model", "p1_value", "L1M3NDuality", "p1_subgradient_checks", "p1_checks"),
-    "mmprog.programs.p4": ("p4_dual_model", "p4_value", "p4_dual_value", "P4Duality", "p4_checks",
-                           "theorem2_checks"),
-    "mmprog.programs.lapm3n": ("metric_dual_model", "metric_value", "metric_dual_value", "metric_checks",
-                               "LapM3NDuality", "lapm3n_theorem3"),
-    "mmprog.programs.adapm3n": ("AdapM3NDuality", "adapm3n_fixed_point", "adapm3n_theorem2"),
-    "mmprog.programs.pomen": ("PoMENDuality", "pomen_em_checks", "pomen_beta_dual_checks"),
-    "mmprog.programs.mtl": ("template_grams", "MTLDuality", "mtl_checks"),
-    "mmprog.programs.pblock": ("block_dual", "PBlockDuality", "pblock_checks"),
-    "mmprog.programs.linf.duality": ("LINF_DATA", "LInfVerifyResult", "LInfDuality", "linf_checks"),
-}
-
-
-def __getattr__(name):
-    for module, names in _MOVED.items():
-        if name in names:
-            import importlib
-            return getattr(importlib.import_module(module), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -204,10 +204,6 @@ class SequenceTagger(BaseEstimator):
 
 def __getattr__(name):
     if name == "LInfMaxMargin":
-        import importlib
-        for mod in ("mmprog.linf", "mmprog.estimators_linf"):
-            try:
-                return importlib.import_module(mod).LInfMaxMargin
-            except ModuleNotFoundError:
-                continue
+        from .linf import LInfMaxMargin
+        return LInfMaxMargin
     raise AttributeError(f"module 'mmprog.estimators' has no attribute {name!r}")

@@ -237,11 +237,11 @@ def show_model(model, n_cuts=3, max_terms=8):
         lines.append(f"{label}: {sense} {expression_preview(obj.expr, max_terms)}")
         for e in model.component_data_objects(pyo.Expression, descend_into=True):
             lines.append(f"  where {e.name} = {expression_preview(e.expr, max_terms)}")
-    lazy = getattr(model, "master", None) == "dual" and getattr(model, "_quad_done", 0) < getattr(
-        getattr(model, "ws", None), "size", 0)
+    # a Gram dual master (m3n's) writes ½αᵀGα into its statement on demand (MasterState.quad_done cuts so far)
+    lazy = getattr(model, "master", None) == "dual" and model.master_state.quad_done < model.ws.size
     if lazy:
         lines.append(f"  (½αᵀGα is kept as the Gram matrix G ({model.ws.size}×{model.ws.size}) and written into "
-                     f"'quadratic' on export; {getattr(model, '_quad_done', 0)} cuts written so far)")
+                     f"'quadratic' on export; {model.master_state.quad_done} cuts written so far)")
     lines.extend(_cut_lines(model, n_cuts, max_terms))
     return "\n".join(lines)
 

@@ -618,20 +618,6 @@ def _domain_lines(model):
     return lines
 
 
-def _named_parts(e):
-    """``[(sign, ExpressionData)]`` when ``e`` is a sum of (negated) named expressions, else None."""
-    args = e.args if isinstance(e, ne.SumExpression) else [e]
-    out = []
-    for a in args:
-        neg = isinstance(a, ne.NegationExpression)
-        inner = a.args[0] if neg else a
-        if isinstance(inner, ne.MonomialTermExpression) or not getattr(inner, "is_named_expression_type",
-                                                                        lambda: False)():
-            return None
-        out.append(("-" if neg else "", inner))
-    return out
-
-
 def _relation(con):
     if con.equality:
         return "="

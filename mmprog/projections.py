@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import ParameterError
+from .exceptions import ParameterError, check_param
 
 __all__ = ["l1_ball", "simplex", "simplex_threshold"]
 
@@ -155,3 +155,33 @@ def l1_ball(v, radius, method="sort", rng=None):
     theta = simplex_threshold(u, z, method, rng)
     # + 0.0 turns the −0.0 of clipped negative entries into 0.0
     return np.sign(v) * np.maximum(u - theta, 0.0) + 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The settings of the projected sub-gradient method (mmprog.engine.subgradient), checked where a program takes them
+# ---------------------------------------------------------------------------------------------------------------
+
+SCHEDULES = ("inv_sqrt", "inv", "constant")
+VARIANTS = ("batch", "online")
+OUTPUTS = ("last", "best")
+
+#: keyword settings accepted by :func:`projected_subgradient` beside the oracle and the radius
+SETTINGS = ("eta0", "schedule", "variant", "batch_size", "seed", "output", "projection")
+
+
+def check_settings(eta0=None, schedule="inv_sqrt", variant="batch", batch_size=1, seed=0, output="last",
+                   projection="sort"):
+    """Validate the sub-gradient settings; returns them as a dict (raises :class:`ParameterError`)."""
+    if eta0 is not None:
+        check_param("eta0", eta0, isinstance(eta0, (int, float, np.number)) and not isinstance(eta0, bool)
+                    and np.isfinite(eta0) and eta0 > 0, "a finite float > 0 or None (automatic)")
+        eta0 = float(eta0)
+    check_param("schedule", schedule, schedule in SCHEDULES, '"inv_sqrt", "inv" or "constant"')
+    check_param("variant", variant, variant in VARIANTS, '"batch" or "online"')
+    check_param("batch_size", batch_size, isinstance(batch_size, (int, np.integer)) and not isinstance(
+        batch_size, bool) and batch_size >= 1, "an int >= 1")
+    check_param("seed", seed, isinstance(seed, (int, np.integer)) and not isinstance(seed, bool), "an int")
+    check_param("output", output, output in OUTPUTS, '"last" or "best"')
+    check_param("projection", projection, projection in ("sort", "linear"), '"sort" or "linear"')
+    return dict(eta0=eta0, schedule=schedule, variant=variant, batch_size=int(batch_size), seed=int(seed),
+                output=output, projection=projection)

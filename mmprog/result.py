@@ -12,7 +12,7 @@ import tempfile
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 from .datasets.reading import jsonable
 from .exceptions import ModelFileError
 
@@ -290,11 +290,16 @@ class Result(Predictor):
         Program-specific read-outs.
     """
 
-    def __init__(self, fmap, run, program, params, solver, slack, label_names=None):
+    def __init__(self, fmap, run, program, params, solver, slack, label_names=None, trainer=None):
         sol = run.solution
         super().__init__(fmap, sol.w, program, params, label_names,
                          meta={"solver": solver, "slack": slack, "termination": run.termination})
         self.model = run.model
+        #: what trained this result (:func:`mmprog.fit`): a program's checks train the referee a paper compares it
+        #: with through it (P4 against adaptive M³N, LapM³N's first step against M³N), so no program imports the face
+        self.trainer = trainer
+        #: re-solves a master of this program the way the fit did (the engine's choice of back end)
+        self.solve_master = run.solve_master
         self.solution = sol
         self.xi = sol.xi
         self.alpha = sol.alpha

@@ -20,7 +20,7 @@ encoding. The model's ``label_names`` and :meth:`~mmprog.result.Predictor.predic
 and score the file's encoding.
 
 Dependency trees are not text chains: ``mmprog train --data conllu:...`` trains the arc map directly and
-``mmprog parse`` writes its heads (:mod:`mmprog.tagging_cli`).
+``mmprog parse`` writes its heads (:mod:`mmprog.cli.parse`).
 """
 from __future__ import annotations
 

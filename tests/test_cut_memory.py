@@ -74,7 +74,7 @@ def test_bounded_working_set_reaches_the_same_objective_on_the_slice(ner_slice):
 # ---------------------------------------------------------------------------------------------------------------
 
 def _random_cuts(rng, m, dim, nnz_per_row):
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     rows = []
     for _ in range(m):
         idx = np.sort(rng.choice(dim, size=nnz_per_row, replace=False))
@@ -85,7 +85,7 @@ def _random_cuts(rng, m, dim, nnz_per_row):
 def test_working_set_blocks_give_the_products_of_the_stacked_matrix():
     """Per-add blocks, released rows, merges: Gram rows, ΔFᵀα (into a given vector too), ΔF w and aggregates equal
     scipy's products of the one stacked matrix (the previous representation) with the released rows zeroed."""
-    from mmprog.engine.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(3)
     dim = 200_000                                   # wide and sparse: the merge path, not the dense copy
     ws = WorkingSet(dim)
@@ -184,7 +184,7 @@ def test_fit_equals_the_one_with_the_stacked_working_set(ner_slice, monkeypatch)
     """The 1-slack fit with max_cuts (blocks, merges, w written over) against the same fit with the previous
     products patched back in (scipy on the stacked matrix, a fresh w each round): same rounds, same objective and
     w to rounding."""
-    from mmprog.engine.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     kw = dict(program="m3n", C=0.1, slack="one", eps=0.1, max_iter=40, drop_after=5, max_cuts=4)
     new = mmprog.fit(ner_slice, **kw)
 
@@ -217,7 +217,7 @@ def test_fit_equals_the_one_with_the_stacked_working_set(ner_slice, monkeypatch)
 def _count_cut(rng, dim, nnz, n):
     """A CountCut of random non-zero counts (what separate_sum sums on 0/1 features) and the float Cuts it stands
     for (the counts divided by n in place, as the oracle did)."""
-    from mmprog.engine.cuts import CountCut, Cuts
+    from mmprog.cuts import CountCut, Cuts
     idx = np.sort(rng.choice(dim, size=nnz, replace=False)).astype(np.int32)
     c = rng.integers(1, 300, size=nnz).astype(np.int32) * rng.choice(np.array([-1, 1], dtype=np.int32), size=nnz)
     if nnz % 1000 == 0:                              # int16 counts (what later rounds' cuts are held as)
@@ -236,7 +236,7 @@ def test_count_blocks_give_the_products_of_the_divided_rows():
     representation), with float batches and an aggregate among them and rows released: Gram rows, the Gram matrix,
     ΔFᵀα, ΔF w, aggregates, dF() and the cuts' violations are equal — the same floats (assert_array_equal), since
     every value read is float(count) / n, the double the in-place division stored."""
-    from mmprog.engine.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(7)
     dim, n = 300_000, 8323
     ws_c, ws_f = WorkingSet(dim), WorkingSet(dim)
@@ -266,7 +266,7 @@ def test_count_blocks_give_the_products_of_the_divided_rows():
     single_c, _ = ws_c.combine([1], np.array([0.7]))
     single_f, _ = ws_f.combine([1], np.array([0.7]))
     np.testing.assert_array_equal(single_c.data, single_f.data)
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     for ws, row, dl in ((ws_c, row_c, dl_c), (ws_f, row_f, dl_f)):
         ws.add(Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
         ws.active[0] = ws.active[3] = False
@@ -291,7 +291,7 @@ def test_count_blocks_give_the_products_of_the_divided_rows():
 def test_separate_sum_counts_are_the_float_cut(ner_slice):
     """counts=True gives the same cut with int32 values (0/1 template features), and the float values otherwise;
     the oracle's CountCut reads as the divided row it replaces."""
-    from mmprog.engine.cuts import CountCut
+    from mmprog.cuts import CountCut
     from mmprog.engine.oracle import Oracle
     fmap = ChainFeatureMap.from_dataset(ner_slice)
     prep = fmap.prepare(ner_slice)

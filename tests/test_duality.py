@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 import mmprog
 from mmprog import duality
+from mmprog.programs import l1m3n, m3n, statements
 from mmprog.datasets import tiny_chain
 from mmprog.datasets.base import SequenceDataset
 from mmprog.solvers import get_solver
@@ -56,7 +57,7 @@ def arrays_of(A, dl, ex, n, budget):
 def test_p0_dual_model_equals_full_primal(C):
     A, dl, ex, n = enumerated()
     opt, w = solve_enumerated(A, dl, ex, n, C, "l2")
-    dm = duality.p0_dual_model(arrays_of(A, dl, ex, n, C))
+    dm = m3n.p0_dual_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(dm)
     assert pyo.value(dm.objective) == pytest.approx(opt, rel=1e-6, abs=1e-7)
     w_dual = np.zeros(A.shape[1])
@@ -64,7 +65,7 @@ def test_p0_dual_model_equals_full_primal(C):
     np.testing.assert_allclose(w_dual, w, atol=1e-5)
     # Theorem 3 as stated (equality budgets with the ground truth's multiplier): same optimum, and the truth takes
     # exactly what the working set leaves of C
-    tm = duality.theorem3_model(arrays_of(A, dl, ex, n, C))
+    tm = m3n.theorem3_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(tm)
     assert pyo.value(tm.objective) == pytest.approx(opt, rel=1e-6, abs=1e-7)
     used = np.bincount(ex, weights=[tm.alpha[r + 1].value for r in range(len(dl))], minlength=n)
@@ -75,7 +76,7 @@ def test_p0_dual_model_equals_full_primal(C):
 def test_p1_dual_model_equals_full_primal_and_gives_it_back(C):
     A, dl, ex, n = enumerated(seed=4)
     opt, w = solve_enumerated(A, dl, ex, n, C, "l1")
-    dm = duality.p1_dual_model(arrays_of(A, dl, ex, n, C))
+    dm = l1m3n.p1_dual_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(dm)
     assert pyo.value(dm.objective) == pytest.approx(opt, rel=1e-9, abs=1e-9)
     # the dual's multipliers are a primal solution with the same objective
@@ -96,7 +97,7 @@ def test_p1_dual_model_by_scipy_linprog():
     from scipy.optimize import linprog
     A, dl, ex, n = enumerated(seed=5)
     C = 0.7
-    dm = duality.p1_dual_model(arrays_of(A, dl, ex, n, C))
+    dm = l1m3n.p1_dual_model(arrays_of(A, dl, ex, n, C))
     get_solver("highs").solve(dm)
     B = np.zeros((n, len(dl)))
     B[ex, np.arange(len(dl))] = 1
@@ -261,14 +262,14 @@ def test_flipped_weight_sign_breaks_the_subgradient_condition(results):
 
 def test_cross_solver_disagreement_fails(results, monkeypatch):
     res = results["l1m3n-n"]
-    real = duality.rebuild_master
+    real = statements.rebuild_master
 
     def lying(result, solver, **kw):
         model, sol = real(result, solver, **kw)
         if solver == "glpk":
             sol.objective += 0.01
         return model, sol
-    monkeypatch.setattr(duality, "rebuild_master", lying)
+    monkeypatch.setattr(statements, "rebuild_master", lying)      # what cross_solver_checks calls
     checks = duality.check(res, solvers=["highs", "glpk"])
     assert failing(checks) == ["cross-solver: optimum by highs = optimum by glpk (same working set)"]
 
@@ -305,7 +306,7 @@ def test_program_hook_wires_a_program_defined_dual(monkeypatch, results):
     @base.register("_l1_hooked")
     class Hooked(L1M3N):
         def dual_model(self, model):
-            return duality.p1_dual_model(duality.working_set_arrays(model, C=self.C))
+            return l1m3n.p1_dual_model(duality.working_set_arrays(model, C=self.C))
 
         def checks(self, result):
             yield {"statement": "always true", "lhs": 1.0, "rhs": 1.0, "gap": 0.0, "tolerance": 0.0,
@@ -320,7 +321,7 @@ def test_program_hook_wires_a_program_defined_dual(monkeypatch, results):
         assert [c.statement for c in checks][0] == "always true"
         assert by_statement(checks, "cross-solver")[0].status == "pass"
     finally:
-        base._REGISTRY.pop("_l1_hooked", None)
+        base.unregister("_l1_hooked")
 
 
 def test_dataset_free_instance_is_independent_of_fit(data):

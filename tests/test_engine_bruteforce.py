@@ -112,7 +112,7 @@ def test_l1_native_highs_route_equals_pyomo_route():
 @pytest.mark.parametrize("hidden", [False, True])
 def test_one_slack_sum_equals_average_of_per_example_cuts(hidden):
     """The direct 1-slack separation (Xᵀ(E_gold − E_ŷ), path-score hinge) equals averaging the per-example cuts."""
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     from mmprog.features import ChainFeatureMap
     from mmprog.engine.oracle import Oracle
     rng = np.random.default_rng(21)
@@ -231,9 +231,9 @@ def test_dropping_inactive_cuts_keeps_the_optimum(program, kw, slack):
 
 def test_released_rows_leave_the_active_rows_and_their_gram_untouched():
     from scipy import sparse as sp
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     from mmprog.exceptions import ParameterError
-    from mmprog.engine.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(0)
     F = sp.random(12, 40, density=0.3, random_state=1, format="csr")
     ws = WorkingSet(40)
@@ -292,9 +292,9 @@ def test_aggregating_the_oldest_cuts_keeps_the_optimum(program, kw, slack):
 
 def test_combined_cut_is_the_weighted_sum_of_the_rows():
     from scipy import sparse as sp
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     from mmprog.exceptions import ParameterError
-    from mmprog.engine.working_set import WorkingSet
+    from mmprog.cuts import WorkingSet
     rng = np.random.default_rng(4)
     F = sp.random(6, 50, density=0.2, random_state=2, format="lil")
     F[1, 3], F[2, 3] = 1.0, -2.0                      # cancels under the weights below: no explicit zero kept

@@ -140,7 +140,7 @@ def _hard_qp(n, seed=0):
 
 
 def test_solver_stops_at_the_cap_with_its_own_words():
-    from mmprog.engine.highs_native import run_highs
+    from mmprog.solvers.highs import run_highs
     h = _hard_qp(1500)
     cap = 0.2
     t0 = time.perf_counter()
@@ -157,7 +157,7 @@ def test_solver_stops_at_the_cap_with_its_own_words():
 
 def test_the_cap_is_per_solve_on_a_persistent_highs_object():
     """HiGHS sums run time over a Highs object's life; a warm re-solve must still get its own seconds."""
-    from mmprog.engine.highs_native import run_highs
+    from mmprog.solvers.highs import run_highs
     h = _hard_qp(600)
     times = [run_highs(h, time_limit=600).solver_time for _ in range(3)]     # HiGHS's QP re-solves from scratch
     cap = 2 * max(times)               # twice one solve, below the 3 solves the object has run for
@@ -179,7 +179,7 @@ def test_fit_raises_at_the_per_solve_cap_and_checkpoints_first(tmp_path, program
     assert ckpt.load(str(ck)).meta["termination"] == "solve_time_limit"
 
 
-def test_fit_time_limit_binding_inside_a_solve_ends_with_time_limit():
+def test_fit_time_limit_binding_inside_a_solve_ends_with_time_limit(monkeypatch):
     """What is left of time_limit is what the solver gets; a solve stopped by it ends the fit, keeping the last
     solved point."""
     from mmprog.features import feature_map_for
@@ -192,23 +192,24 @@ def test_fit_time_limit_binding_inside_a_solve_ends_with_time_limit():
     fmap = feature_map_for(ds)
     orc = Oracle(fmap, fmap.prepare(ds))
     given = []
-    solve = prog.solve
+    import mmprog.engine.loop as loop
+    solve = loop.solve_master
 
-    def spy(model, solver, options=None, time_limit=None):
+    def spy(program, model, solver, options=None, time_limit=None):
         given.append(time_limit)
         if len(given) == 3:
             # the real solver at a limit it cannot meet, as when the fit's deadline falls inside this solve
-            return solve(model, solver, options=options, time_limit=1e-9)
-        return solve(model, solver, options=options, time_limit=time_limit)
+            return solve(program, model, solver, options=options, time_limit=1e-9)
+        return solve(program, model, solver, options=options, time_limit=time_limit)
 
-    prog.solve = spy
+    monkeypatch.setattr(loop, "solve_master", spy)      # every master solve of the loop goes through it
     er = engine_run(prog, orc, solver=get_solver("highs"), eps=EPS, time_limit=50.0, solve_time_limit=100.0)
     # the fit's remaining seconds (< 50) bound every solve, not the 100 s cap
     assert all(0 < t <= 50.0 for t in given)
     assert er.termination == "time_limit"
     assert er.n_iter == 2 and len(er.history) == 2
     assert er.solution.objective == pytest.approx(er.history[-1].objective)
-    prog.solve = solve
+    monkeypatch.setattr(loop, "solve_master", solve)
     er2 = engine_run(prog, orc, solver=get_solver("highs"), eps=EPS, solve_time_limit=7.0, max_iter=3)
     assert er2.n_iter == 3
 

@@ -1,5 +1,5 @@
 """1-slack cuts held as labelings (issue 17 item 2): a cut of a first-order chain with 0/1 token features is kept as
-its wrong tokens, their gold and decoded labels and the transition counts (:class:`mmprog.engine.cuts.LabelingCut`), and
+its wrong tokens, their gold and decoded labels and the transition counts (:class:`mmprog.cuts.LabelingCut`), and
 the Gram-dual master's products go through the token matrix X.
 
 Truth: the explicit rows of the same cuts (the oracle's count rows, as every other fit keeps them) and the working
@@ -13,10 +13,10 @@ import pytest
 import scipy.sparse as sp
 
 import mmprog
-from mmprog.engine.cuts import CountCut, LabelingCut, labeling_counts
+from mmprog.cuts import CountCut, LabelingCut, labeling_counts
 from mmprog.engine.oracle import Oracle
 from mmprog.programs.m3n import M3N
-from mmprog.engine.working_set import LabelingBlock, WorkingSet
+from mmprog.cuts import LabelingBlock, WorkingSet
 
 
 def _oracle_cuts(ds, n_cuts, seed):
@@ -97,7 +97,7 @@ def test_products_through_X_equal_the_explicit_rows(ner_slice):
     lam = np.array([0.25, 0.75])
     for ws in (ws_l, ws_e):
         row, dl = ws.combine([1, 3], lam)
-        ws.add(mmprog.engine.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
+        ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
         ws.active[1] = ws.active[3] = False
         ws.release([1, 3])
     assert not isinstance(ws_l._segments[-1][1], LabelingBlock)
@@ -142,7 +142,7 @@ def test_template_gram_rows_through_X_are_exact(ner_slice, monkeypatch, n_thread
     np.testing.assert_allclose(ws_e.template_gram_rows(list(range(r)), groups, m), exact, rtol=1e-10, atol=1e-15)
     for ws in (ws_l, ws_e):
         row, dl = ws.combine([0, 2], np.array([0.4, 0.6]))
-        ws.add(mmprog.engine.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
+        ws.add(mmprog.cuts.Cuts(np.zeros(1, dtype=np.int64), row, np.array([dl])))
     np.testing.assert_allclose(ws_l.template_gram_rows([r, 1], groups, m), ws_e.template_gram_rows([r, 1], groups, m),
                                rtol=1e-10, atol=1e-15)
     for ws in (ws_l, ws_e):

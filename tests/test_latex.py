@@ -7,6 +7,7 @@ import pyomo.environ as pyo
 import pytest
 from matplotlib.mathtext import MathTextParser
 
+import mmprog
 from mmprog import duality
 from mmprog.cli import main as cli_main
 from mmprog.datasets.registry import load_spec
@@ -58,7 +59,7 @@ def trained(tiny):
     def get(name):
         if name not in out:
             hook = duality.hook_for(name)
-            res = hook.fit(tiny) if hook.own_fit else hook.fit(tiny, eps=1e-3)
+            res = hook.fit(tiny, mmprog.fit) if hook.own_fit else hook.fit(tiny, mmprog.fit, eps=1e-3)
             out[name] = res
         return out[name]
     return get
@@ -121,7 +122,7 @@ def test_cut_symbols_are_checked_against_the_numbers(trained):
     prog = get_program("m3n", **res.params)
     model = prog.build(res.model.dims)
     from mmprog.duality import working_set_arrays
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     arr = working_set_arrays(res)
     prog.add_cuts(model, Cuts(arr.slack.copy(), arr.F.copy(), arr.dl.copy()))
     assert r"\Delta F_{rk}" in model_latex(model)

@@ -115,8 +115,8 @@ def recompute(res, ds):
 # ---------------------------------------------------------------------------------------------------------------
 def test_template_gram_rows_are_per_template_inner_products():
     from mmprog.programs.mtl import TemplateGram
-    from mmprog.engine.working_set import WorkingSet
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import WorkingSet
+    from mmprog.cuts import Cuts
     rng = np.random.default_rng(0)
     dim, m = 40, 5
     groups = rng.integers(0, m, size=dim)
@@ -177,7 +177,7 @@ def test_mtl_on_labeling_cuts_equals_problem3_with_every_labeling(seed, monkeypa
     optimum of problem (3) with every labeling as a constraint, and the fit on the same data with explicit rows."""
     from mmprog.programs.mtl import MTL
     from mmprog.programs.base import Program
-    from mmprog.engine.working_set import LabelingBlock
+    from mmprog.cuts import LabelingBlock
     dense, ds = one_hot_templates(seed)
     C, eps = 0.4, 1e-5
     opt, _ = solve_problem3(dense, C)

@@ -10,11 +10,11 @@ import pytest
 import scipy.sparse as sp
 
 import mmprog
-from mmprog.engine.cuts import CountCut, Cuts
+from mmprog.cuts import CountCut, Cuts
 from mmprog.programs import mtl as mtl_module
 from mmprog.programs import pblock as pblock_module
 from mmprog.programs.mtl import TemplateGram, group_sq_norms, template_combination, template_groups
-from mmprog.engine.working_set import WorkingSet
+from mmprog.cuts import WorkingSet
 from test_cut_memory import _random_cuts as _float_cuts      # k float rows, nnz entries each
 
 # these tests are about the explicit rows (the labeling cuts are checked against them in test_labeling_cuts)

@@ -125,7 +125,7 @@ def test_strong_duality_10_11_and_recovery_12_13(p):
 def test_projected_gradient_and_pyomo_nlp_agree(p):
     """The same master (the program's own Pyomo model) solved by the projected gradient and by Ipopt."""
     _need_ipopt()
-    from mmprog.engine.cuts import Cuts
+    from mmprog.cuts import Cuts
     from mmprog.programs import Dims, get_program
     F, q, Q, groups = random_master(seed=5, s=7)
     dims = Dims(n=4, dim=F.shape[1], n_slacks=1, groups=groups, group_names=["a", "b", "c"])

@@ -26,8 +26,10 @@ from mmprog.cli import main
 from mmprog.duality import (Duality, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
                             working_set_arrays)
 from mmprog.programs import base as program_registry
-from mmprog.programs import Program, Solution, register, registered
-from mmprog.engine.working_set import WorkingSet, values_of
+from mmprog.programs import statements
+from mmprog.programs import MasterState, Program, Solution, register, registered
+from mmprog.solvers import values_of
+from mmprog.cuts import WorkingSet
 from mmprog.solvers import ProblemClass, get_solver
 
 NAME = "linf_svm"
@@ -50,6 +52,7 @@ class LInfSVM(Program):
         m.dims = dims
         m.master = "primal"
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -68,7 +71,7 @@ class LInfSVM(Program):
         model.ws.add(cuts)
         added = self.add_cut_rows(model, cuts, w_list=model.w_list)
         # an LP's new rows go to the solver's persistent copy at the next solve (Program.solve)
-        model._unsynced = getattr(model, "_unsynced", []) + added
+        model.master_state.unsynced += added
         return added
 
     def drop_cuts(self, model, positions):
@@ -134,7 +137,7 @@ def outside_program(monkeypatch):
     """Registers the program and its dual as a program module would, in copies of the registries (the rest of
     the test session does not see them)."""
     monkeypatch.setattr(program_registry, "_REGISTRY", dict(program_registry._REGISTRY))
-    monkeypatch.setattr(duality, "_HOOKS", dict(duality._HOOKS))
+    monkeypatch.setattr(statements, "HOOKS", dict(statements.HOOKS))
     register(NAME)(LInfSVM)
     duality_for(NAME)(LInfSVMDuality)
     return NAME

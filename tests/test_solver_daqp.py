@@ -193,12 +193,12 @@ def test_each_round_solves_the_whole_master_not_just_its_working_set():
         # only the α that changed are loaded into Pyomo each round: the statement must still hold every α
         loaded = np.array([0.0 if v.value is None else v.value for v in model.ws.components])
         act = model.ws.active_mask()
-        assert np.array_equal(loaded[act], model._gram_daqp.alpha[act]) and not np.any(loaded[~act])
+        assert np.array_equal(loaded[act], model.master_state.gram_daqp.alpha[act]) and not np.any(loaded[~act])
 
     out = run(prog, orc, solver=S.get_solver("daqp"), slack="one", eps=1e-6, show=show, show_every=1,
               drop_after=3)
     assert len(worst) == out.n_iter and max(worst) <= 1e-7
-    assert out.model._gram_daqp.passes >= 1
+    assert out.model.master_state.gram_daqp.passes >= 1
     model = out.model
     model.native = False
     prog.solve(model, S.get_solver("highs"))      # the Pyomo model, ½αᵀGα written out, through Pyomo's HiGHS

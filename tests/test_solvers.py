@@ -483,7 +483,7 @@ def test_classify_and_size():
 
 
 def test_register_function_and_decorator(monkeypatch):
-    monkeypatch.setattr(SB, "_REGISTRY", dict(SB._REGISTRY))
+    monkeypatch.setattr(SB, "REGISTRY", dict(SB.REGISTRY))
     monkeypatch.setattr(SB, "_INSTANCES", dict(SB._INSTANCES))
 
     @S.register("toy")

@@ -49,7 +49,7 @@ def test_verify_table_and_nonzero_exit_on_failure(capsys, monkeypatch):
     assert rc == 0
     assert "strong duality" in out and "0 failed" in out
     # a wrong P1 value (as if the objective were mis-scaled) must make the run fail
-    real = duality.p1_value
+    real = l1m3n.p1_value
     monkeypatch.setattr(l1m3n, "p1_value", lambda w, xi, budget: real(w, xi, budget) + 0.01)
     rc, out, _ = run(capsys, "verify", "--program", "l1m3n", "--data", SMALL, "--solver", "highs")
     assert rc == 1

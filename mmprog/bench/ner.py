@@ -3,7 +3,7 @@
 The 134 CRF++ templates of the ``ner`` preset (:class:`~mmprog.features.templates.TemplateExtractor`) on the
 first ``--limit`` training sentences (default all 8,323; 5.9 million input and 53 million joint features); P0 in
 its 1-slack form (``m3n``, Gram-dual master), C = 1 on the n-slack scale, eps 0.5, ``--drop-after 10``; the cuts are
-held as their labelings (:class:`mmprog.engine.cuts.LabelingCut`, about 1 MB a cut), so the working set is not bounded by
+held as their labelings (:class:`mmprog.cuts.LabelingCut`, about 1 MB a cut), so the working set is not bounded by
 default (``--max-cuts K`` aggregates the oldest beyond K, see :func:`mmprog.engine.loop.run`); ``--program mtl``
 (the QCQP dual, whose per-template Gram entries are read through X too) likewise. Scored by conlleval's chunk F1
 on testb.

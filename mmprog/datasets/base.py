@@ -391,7 +391,7 @@ class SequenceDataset(_Collection):
 _TREE_FIRST = ("form", "lemma", "cpos", "pos")
 
 
-def _check_tree(h, n, i, who):
+def check_tree(h, n, i, who):
     """Check that ``h`` (n,) int64 is a tree over tokens 1..n with root 0; raise one-line DataError otherwise."""
     out = (h < 0) | (h > n)
     if out.any():
@@ -497,7 +497,7 @@ class TreeDataset(_Collection):
                 raise DataError(f"{who}: sentence {i}: {n} tokens but {h.size if h.ndim == 1 else h.shape} heads; "
                                 f"give one head per token")
             h = h.astype(np.int64, copy=False)
-            _check_tree(h, n, i, who)
+            check_tree(h, n, i, who)
             sents.append(cols)
             hs.append(h)
         self.sentences, self.heads = sents, hs
@@ -623,10 +623,6 @@ class HierarchicalDataset(_Collection):
     def observed(self, i: int) -> np.ndarray:
         """Boolean mask (N_i,) of the observed nodes of example ``i``."""
         return self.Y[i] >= 0
-
-    def observed_masks(self) -> list[np.ndarray]:
-        """:meth:`observed` for every example."""
-        return [y >= 0 for y in self.Y]
 
     def leaf_mask(self, i: int) -> np.ndarray:
         """Boolean mask (N_i,) of the nodes of example ``i`` that have no children."""

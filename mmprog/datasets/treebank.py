@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from conllu.parser import ParseException, parse_id_value, parse_int_value
 
-from .base import TreeDataset, _check_tree
+from .base import TreeDataset, check_tree
 from .reading import as_path, blocks, check_int_field, fail
 
 __all__ = ["load_conllu", "load_conllx", "load_malt_tab"]
@@ -88,7 +88,7 @@ def load_malt_tab(path, name=None, encoding="utf-8") -> TreeDataset:
                 h = int(f[2])
             except ValueError:  # also a number too long to convert (Python's 4,300-digit limit)
                 raise fail(p, k, f"head {f[2]!r} is not an integer (0 = root, else the 1-based head token)") from None
-            check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
+            check_int_field(p, k, h, "head")  # the range within the sentence: check_tree
             forms.append(f[0])
             tags.append(f[1])
             hs.append(h)
@@ -98,7 +98,7 @@ def load_malt_tab(path, name=None, encoding="utf-8") -> TreeDataset:
         if width == 4:
             sent["deprel"] = rels
         h = np.asarray(hs, dtype=np.int64)
-        _check_tree(h, len(forms), len(sentences), f"{p}:{block[0][0]}")
+        check_tree(h, len(forms), len(sentences), f"{p}:{block[0][0]}")
         sentences.append(sent)
         heads.append(h)
     return _finish(p, sentences, heads, name)
@@ -175,7 +175,7 @@ def sentence_10col(p, block, dialect, index, unannotated=False):
             if h is None:
                 raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)"
                                  + (" or '_'" if unannotated else ""))
-            check_int_field(p, k, h, "head")  # the range within the sentence: _check_tree
+            check_int_field(p, k, h, "head")  # the range within the sentence: check_tree
         if hs and missing != none_given:
             raise fail(p, k, f"HEAD {f[6]!r} but the sentence's first token has HEAD "
                              f"{'_' if none_given else repr(str(hs[0]))}; give every token a head or none ('_')")
@@ -191,5 +191,5 @@ def sentence_10col(p, block, dialect, index, unannotated=False):
         return None  # a block of multiword/empty-node lines only cannot occur in valid files; nothing to keep
     h = np.asarray(hs, dtype=np.int64)
     if not none_given:
-        _check_tree(h, len(form), index, f"{p}:{block[0][0]}")
+        check_tree(h, len(form), index, f"{p}:{block[0][0]}")
     return {"form": form, "lemma": lemma, "cpos": cpos, "pos": pos, "feats": feats, "deprel": deprel}, h

@@ -21,8 +21,8 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
-from .. import __version__
-from .cuts import Cuts
+from ..version import __version__
+from ..cuts import Cuts
 from ..exceptions import ModelFileError
 from ..datasets.reading import jsonable
 
@@ -118,7 +118,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
 class Checkpoint:
     """A checkpoint read back: ``meta`` (the JSON document), ``w``, ``xi``, the saved ``cuts`` (explicit rows) and
     ``labelings`` (the 1-slack cuts held as labelings: dicts of tok, gold, pred, trans, K, n, dl; made into
-    :class:`~mmprog.engine.cuts.LabelingCut` on the resumed fit's token matrix by :meth:`labeling_cuts`)."""
+    :class:`~mmprog.cuts.LabelingCut` on the resumed fit's token matrix by :meth:`labeling_cuts`)."""
 
     def __init__(self, path, meta, w, xi, cuts, labelings=()):
         self.path, self.meta, self.w, self.xi, self.cuts = path, meta, w, xi, cuts
@@ -127,7 +127,7 @@ class Checkpoint:
     def labeling_cuts(self, fmap, prepared):
         """The saved labelings as cuts on the resumed fit's token matrix; a labeling that does not fit it (token
         rows or labels out of range) is a one-line :class:`ModelFileError`."""
-        from .cuts import LabelingCut
+        from ..cuts import LabelingCut
         if not self.labelings:
             return []
         X = prepared.data.get("X") if hasattr(prepared, "data") else None

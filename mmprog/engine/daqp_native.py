@@ -28,7 +28,8 @@ KKT_TOL = 1e-9
 
 
 class GramDualDAQP:
-    """One per master model (``model._gram_daqp``): the Gram matrix grown by one row per cut, the last α.
+    """One per master model (``model.master_state.gram_daqp``): the Gram matrix grown by one row per cut, the last
+    α.
 
     Parameters
     ----------
@@ -46,16 +47,16 @@ class GramDualDAQP:
 
     @classmethod
     def of(cls, model, gram_rows):
-        qp = getattr(model, "_gram_daqp", None)
-        if qp is None:
-            qp = model._gram_daqp = cls(gram_rows)
-        return qp
+        state = model.master_state
+        if state.gram_daqp is None:
+            state.gram_daqp = cls(gram_rows)
+        return state.gram_daqp
 
     def sync(self, model):
         from .highs_native import grown_gram
         r = model.ws.size
-        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, getattr(model, "_gram_stale", False))
-        model._gram_stale = False
+        self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, model.master_state.gram_stale)
+        model.master_state.gram_stale = False
         alpha = np.zeros(r)
         alpha[: len(self.alpha)] = self.alpha[:r]
         self.alpha = alpha
@@ -63,12 +64,45 @@ class GramDualDAQP:
         self.n_cols = r
         return new_cols
 
+    def kkt_violators(self, W, alpha, mu_W, slacks, active, ex, dl, scale):
+        """The active cuts outside W whose reduced gradient (Gα − Δℓ)_r + μ_{e(r)} is negative beyond the
+        tolerance: they enter W for the next pass (none: the solve on W is the whole master's optimum)."""
+        outside = np.setdiff1d(np.nonzero(active)[0], W, assume_unique=True)
+        if not len(outside):
+            return outside
+        g = self.G[np.ix_(outside, W)] @ alpha[W] - dl[outside]
+        # μ of each outside cut's slack, 0 for slacks with no cut in W (an array look-up: a dict look-up per cut was
+        # 0.6 s of the 504 OCR fold-0 masters)
+        mu_of = np.zeros(int(ex.max()) + 1)
+        mu_of[slacks] = mu_W
+        tol = KKT_TOL * max(scale, float(np.abs(g).max(initial=0.0)))
+        return outside[g + mu_of[ex[outside]] < -tol]
+
+    def load(self, model, alpha, mu):
+        """Keep α and load into the Pyomo variables only the α that changed since this object last loaded them
+        (and the new cuts'): a set_value per cut and round was 127,000 calls, 0.6 s, in the OCR fold-0 fit. Any
+        other route that writes them clears ``model.master_state.alpha_loaded``, and then every α is loaded. Returns the dual
+        master's objective at α."""
+        ws = model.ws
+        r, dl = ws.size, ws.dl_array()
+        loaded = model.master_state.alpha_loaded
+        if loaded is None or len(loaded) > r:
+            changed = np.arange(r)
+        else:
+            changed = np.union1d(np.flatnonzero(alpha[: len(loaded)] != loaded), np.arange(len(loaded), r))
+        self.alpha = alpha
+        components = ws.components
+        for pos in changed.tolist():
+            components[pos].set_value(float(alpha[pos]), skip_validation=True)
+        model.master_state.alpha_loaded = alpha.copy()
+        return float(dl @ alpha) - 0.5 * float(alpha @ self.G @ alpha)
+
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Solve the master on the current working set (see the module docstring); load α into the Pyomo
         variables; return the checked :class:`~mmprog.solvers.SolveStatus` (its objective the dual master's
         maximum, its time the whole solve's, KKT checks included)."""
         from ..solvers.daqp import DAQP_INF, solve_dense
-        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, _finish
+        from ..solvers.base import SOLVE_TIME_LIMIT, SolveStatus, finish_solve
         t_start = time.perf_counter()
         time_limit = time_limit or SOLVE_TIME_LIMIT          # no solve runs unbounded
         new_cols = self.sync(model)
@@ -105,41 +139,16 @@ class GramDualDAQP:
             alpha = np.zeros(r)
             alpha[W] = np.maximum(x, 0.0)
             mu = dict(zip(slacks.tolist(), np.maximum(lam[m:], 0.0).tolist()))
-            outside = np.setdiff1d(np.nonzero(active)[0], W, assume_unique=True)
-            if not len(outside):
-                break
-            g = G[np.ix_(outside, W)] @ alpha[W] - dl[outside]
-            # μ of each outside cut's slack, 0 for slacks with no cut in W (an array look-up: a dict look-up per
-            # cut was 0.6 s of the 504 OCR fold-0 masters)
-            mu_of = np.zeros(int(ex.max()) + 1)
-            mu_of[slacks] = np.maximum(lam[m:], 0.0)
-            mu_out = mu_of[ex[outside]]
-            tol = KKT_TOL * max(scale, float(np.abs(g).max(initial=0.0)))
-            violators = outside[g + mu_out < -tol]
+            violators = self.kkt_violators(W, alpha, np.maximum(lam[m:], 0.0), slacks, active, ex, dl, scale)
             if not len(violators):
                 break
             W = np.union1d(W, violators)
         elapsed = time.perf_counter() - t_start
-        ok = status.termination == "optimal"
         objective = None
-        if ok:
-            # load into the Pyomo variables only the α that changed since this object last loaded them (and the
-            # new cuts'): a set_value per cut and round was 127,000 calls, 0.6 s, in the OCR fold-0 fit. Any other
-            # route that writes them (m3n.solve) clears model._alpha_loaded, and then every α is loaded.
-            loaded = getattr(model, "_alpha_loaded", None)
-            if loaded is None or len(loaded) > r:
-                changed = np.arange(r)
-            else:
-                changed = np.union1d(np.flatnonzero(alpha[: len(loaded)] != loaded), np.arange(len(loaded), r))
-            self.alpha = alpha
-            objective = float(dl @ alpha) - 0.5 * float(alpha @ G @ alpha)
-            components = ws.components
-            for pos in changed.tolist():
-                components[pos].set_value(float(alpha[pos]), skip_validation=True)
-            model._alpha_loaded = alpha.copy()
-            model._budget_duals = mu      # ξᵢ of the master: the budget multipliers, per slack
+        if status.termination == "optimal":
+            objective = self.load(model, alpha, mu)
         self.last_working_set, self.passes = len(W), passes
         status = SolveStatus(status.termination, status.solution_status,
                              f"{status.solver_message}; {passes} working-set pass(es), {len(W)} of {r} cuts", elapsed,
                              objective)
-        return _finish("daqp", status, raise_on_failure)
+        return finish_solve("daqp", status, raise_on_failure)

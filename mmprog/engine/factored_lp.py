@@ -65,7 +65,10 @@ class ChainLP:
         Name → (first row, number of rows) of the token, transition, gold and final rows.
     """
 
-    def __init__(self, fmap, prepared, C):
+    @staticmethod
+    def _checked(fmap, prepared):
+        """The token arrays of a training set the factored LP can state (first-order chain, every label observed,
+        the LP not over :data:`MAX_NONZEROS`): (lengths, offsets, example and position of every token, gold)."""
         if getattr(fmap, "kind", None) != "chain":
             raise ParameterError(f'algorithm="factored" states P1 on chains; got a {type(fmap).__name__}: use '
                                  f'algorithm="cutting_plane"')
@@ -86,8 +89,7 @@ class ChainLP:
             raise ParameterError(f'algorithm="factored" needs every label observed; {int(np.sum(gold_tok < 0))} '
                                  f'tokens have none (hidden labels are PoMEN\'s program)')
         N = int(off[-1])
-        later = pos > 0
-        n_later = int(later.sum())
+        n_later = int((pos > 0).sum())
         X_in = prepared.data["X"]
         x_nnz = int(X_in.nnz) if sp.issparse(X_in) else int(np.count_nonzero(X_in))
         nnz_est = int(2 * K * (N * 2 + x_nnz) + 4 * K * K * n_later + 3 * K * n)
@@ -95,18 +97,14 @@ class ChainLP:
             raise ParameterError(f'algorithm="factored" would build an LP with about {nnz_est:,} non-zeros '
                                  f'({N:,} tokens × K² = {K * K} transition rows each) — more than '
                                  f'{MAX_NONZEROS:,}; use algorithm="cutting_plane" on this data')
-        self.n, self.K, self.dim, self.N = n, K, dim, N
-        self.C = float(C)
-        # column layout
-        c_mu, c_nu, c_xi = 0, dim, 2 * dim
-        c_V = c_xi + n
-        c_A = c_V + N * K
-        c_G = c_A + n_later * K
-        n_cols = c_G + n
-        a_rank = np.cumsum(later) - 1                   # rank of each later token among the later tokens
-        labels = np.arange(K)
+        return lengths, off, ex, pos, gold_tok
 
-        # φ(x_t, y) for every token and label as rows of a (N·K, dim) matrix: state, bias, start, stop
+    @staticmethod
+    def _phi(fmap, prepared, lengths, ex, pos):
+        """φ(x_t, y) for every token and label as the rows of a (N·K, dim) CSR matrix: state, bias, start, stop."""
+        K, dim = fmap.n_labels, fmap.dim
+        N = len(ex)
+        labels = np.arange(K)
         X = _csr_float(prepared.data["X"])
         o = fmap.offsets
         tok_of_nz = np.repeat(np.arange(N), np.diff(X.indptr))
@@ -127,7 +125,36 @@ class ChainLP:
         Phi = sp.csr_matrix((np.concatenate(phi_v), (np.concatenate(phi_r), np.concatenate(phi_c))),
                             shape=(N * K, dim))
         Phi.sum_duplicates()
+        return Phi
 
+    @staticmethod
+    def _final_rows(off, n, K, r0, c_xi, c_G, c_V):
+        """The final rows ξ_i + G_i − V_{T−1}(y) ≥ 0 from row r0: ([rows], [columns], [values], [lower bounds])."""
+        last = off[1:] - 1
+        fr = r0 + np.arange(n * K)
+        ei = np.repeat(np.arange(n), K)
+        return ([fr, fr, fr], [c_xi + ei, c_G + ei, c_V + (np.repeat(last, K) * K + np.tile(np.arange(K), n))],
+                [np.ones(n * K), np.ones(n * K), -np.ones(n * K)], [np.zeros(n * K)])
+
+    def __init__(self, fmap, prepared, C):
+        lengths, off, ex, pos, gold_tok = self._checked(fmap, prepared)
+        n, K, dim = prepared.n, fmap.n_labels, fmap.dim
+        N = int(off[-1])
+        later = pos > 0
+        n_later = int(later.sum())
+        self.n, self.K, self.dim, self.N = n, K, dim, N
+        self.C = float(C)
+        # column layout
+        c_mu, c_nu, c_xi = 0, dim, 2 * dim
+        c_V = c_xi + n
+        c_A = c_V + N * K
+        c_G = c_A + n_later * K
+        n_cols = c_G + n
+        a_rank = np.cumsum(later) - 1                   # rank of each later token among the later tokens
+        labels = np.arange(K)
+        Phi = self._phi(fmap, prepared, lengths, ex, pos)
+        o = fmap.offsets
+        toks = np.arange(N)
         rows, cols, vals = [], [], []
         r0 = 0
         self.blocks = {}
@@ -169,14 +196,8 @@ class ChainLP:
         lower.append(np.zeros(n))
         self.blocks["gold"] = (r0, n)
         r0 += n
-        # final rows: ξ_i + G_i − V_{T−1}(y) ≥ 0
-        last = off[1:] - 1
-        fr = r0 + np.arange(n * K)
-        ei = np.repeat(np.arange(n), K)
-        rows += [fr, fr, fr]
-        cols += [c_xi + ei, c_G + ei, c_V + (np.repeat(last, K) * K + np.tile(labels, n))]
-        vals += [np.ones(n * K), np.ones(n * K), -np.ones(n * K)]
-        lower.append(np.zeros(n * K))
+        for part, block in zip((rows, cols, vals, lower), self._final_rows(off, n, K, r0, c_xi, c_G, c_V)):
+            part += block
         self.blocks["final"] = (r0, n * K)
         r0 += n * K
 
@@ -253,7 +274,7 @@ def solve_highs(lp, time_limit=None, crossover=False, log=False):
     import highspy
 
     from . import interrupts
-    from .highs_native import run_highs
+    from ..solvers.highs import run_highs
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(log))
     h.setOptionValue("solver", "ipm")
@@ -295,6 +316,21 @@ def solve_highs(lp, time_limit=None, crossover=False, log=False):
     return status, x, y
 
 
+def _solve_lp(lp, model, program, engine_kw, timings):
+    """The factored LP by IPX from its arrays (the HiGHS back end; ``progress`` shows IPX's own log, the solve is
+    one long call) or through the Pyomo model by any other LP back end: (status, x or None, y or None, solver)."""
+    solver, time_limit = engine_kw.get("solver"), engine_kw.get("time_limit")
+    if solver is None or solver.name == "highs":
+        status, x, y = solve_highs(lp, time_limit=time_limit, crossover=program.crossover,
+                                   log=bool(engine_kw.get("progress")))
+        return status, x, y, "highs-ipx"
+    t1 = time.perf_counter()
+    program.materialise(model)
+    timings["pyomo"] += time.perf_counter() - t1
+    status = solver.solve(model, time_limit=time_limit, raise_on_failure=False)
+    return status, program.factored_values(model) if status.termination == "optimal" else None, None, solver.name
+
+
 def fit_factored(program, oracle, **engine_kw):
     """The ``l1m3n`` program's ``algorithm="factored"`` route (see the module docstring).
 
@@ -324,22 +360,8 @@ def fit_factored(program, oracle, **engine_kw):
     t0 = time.perf_counter()
     model = program.build_factored(lp)
     timings["pyomo"] = time.perf_counter() - t0
-    solver = engine_kw.get("solver")
-    time_limit = engine_kw.get("time_limit")
     t0 = time.perf_counter()
-    if solver is None or solver.name == "highs":
-        # progress=True shows IPX's own iteration log (the solve is one long call)
-        status, x, y = solve_highs(lp, time_limit=time_limit, crossover=program.crossover,
-                                   log=bool(engine_kw.get("progress")))
-        solved_with = "highs-ipx"
-    else:
-        t1 = time.perf_counter()
-        program.materialise(model)
-        timings["pyomo"] += time.perf_counter() - t1
-        status = solver.solve(model, time_limit=time_limit, raise_on_failure=False)
-        x = program.factored_values(model) if status.termination == "optimal" else None
-        y = None
-        solved_with = solver.name
+    status, x, y, solved_with = _solve_lp(lp, model, program, engine_kw, timings)
     timings["solver"] = time.perf_counter() - t0
     model.solved_with = solved_with
     model.status = status

@@ -14,45 +14,11 @@ object.
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
-
-def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
-    """Run a highspy object and check its model status (:func:`mmprog.solvers.base._finish`, in HiGHS's own words).
-
-    Parameters
-    ----------
-    h : highspy.Highs
-    time_limit : float or None
-        Seconds (None: :data:`mmprog.solvers.SOLVE_TIME_LIMIT`; no solve runs unbounded).
-    raise_on_failure : bool
-        Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
-    objective_scale : float
-        The reported objective is ``objective_scale`` × HiGHS's (e.g. −1 for a maximisation handed over negated).
-
-    Returns
-    -------
-    SolveStatus
-    """
-    from ..solvers.base import SOLVE_TIME_LIMIT
-    from ..solvers.base import SolveStatus, _finish
-    from ..solvers.highs import HIGHS_STATUS
-    # HiGHS compares time_limit with the object's run time summed over every run() so far, so a persistent
-    # object's limit is that sum plus this solve's seconds (else a long fit's masters all "hit" the limit at once)
-    h.setOptionValue("time_limit", h.getRunTime() + (float(time_limit) if time_limit else SOLVE_TIME_LIMIT))
-    t0 = time.perf_counter()
-    h.run()
-    elapsed = time.perf_counter() - t0
-    st = h.getModelStatus()
-    termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
-    ok = termination == "optimal"
-    status = SolveStatus(termination, "optimal" if ok else "none", f"HiGHS model status: {h.modelStatusToString(st)}",
-                         elapsed, objective_scale * float(h.getInfo().objective_function_value) if ok else None)
-    _finish("highs", status, raise_on_failure)
-    return status
+from ..solvers.highs import run_highs
 
 
 class NativeLP:
@@ -152,7 +118,7 @@ class GramDualQP:
     negated maximisation of Theorem 3, ICML 2008 Laplace M³N, as HiGHS wants a convex minimisation).
 
     One column per cut and one budget row per slack are kept for the life of the model; the Hessian G is passed again
-    when cuts arrive or, after ``model._gram_stale`` is set (a new metric), recomputed whole. The α values are loaded
+    when cuts arrive or, after ``model.master_state.gram_stale`` is set (a new metric), recomputed whole. The α values are loaded
     back into the Pyomo variables ``model.ws.components``.
 
     Parameters
@@ -185,18 +151,18 @@ class GramDualQP:
     @classmethod
     def of(cls, model, gram_rows, **kw):
         """The object kept on ``model`` (made on the first call with these arguments)."""
-        qp = getattr(model, "_gram_qp", None)
-        if qp is None:
-            qp = model._gram_qp = cls(gram_rows, **kw)
-        return qp
+        state = model.master_state
+        if state.gram_qp is None:
+            state.gram_qp = cls(gram_rows, **kw)
+        return state.gram_qp
 
     def sync(self, model):
         highspy, h, ws = self.highspy, self.h, model.ws
         r = ws.size
-        stale = getattr(model, "_gram_stale", False)
+        stale = model.master_state.gram_stale
         if r > self.n_cols or stale:
             self.G = grown_gram(self.G, self.gram_rows, model, self.n_cols, stale)
-            model._gram_stale = False
+            model.master_state.gram_stale = False
             dl, ex = ws.dl_array(), ws.example_array()
             budget = float(model.C.value) * model.slack_scale
             new_pos = np.arange(self.n_cols, r)
@@ -223,7 +189,7 @@ class GramDualQP:
 
     def solve(self, model, raise_on_failure=True, time_limit=None, **_):
         """Run HiGHS on the current working set; load α into the Pyomo variables; return the SolveStatus (its
-        objective the dual master's maximum), checked by :func:`mmprog.solvers.base._finish` in HiGHS's own words."""
+        objective the dual master's maximum), checked by :func:`mmprog.solvers.base.finish_solve` in HiGHS's own words."""
         self.sync(model)
         status = run_highs(self.h, time_limit or self.time_limit, raise_on_failure, objective_scale=-1.0 / self.scale)
         if status.termination == "optimal":

@@ -20,11 +20,12 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from . import interrupts
+from .masters import solve_master
 from .records import EngineRun, IterationRecord, history_as_dicts, relative_gap
 from ..exceptions import ParameterError, SolverError, check_param
 from ..programs.base import Dims, Solution
@@ -35,8 +36,73 @@ log = logging.getLogger("mmprog.engine.loop")
 
 @dataclass
 class Settings:
-    """The loop's settings (see :func:`run` for each), validated once with messages naming parameter, range and
-    value got."""
+    """The loop's settings, validated once with messages naming parameter, range and value got.
+
+    Attributes
+    ----------
+    slack : {"n", "one"}
+        n-slack (a working set per example) or 1-slack (one aggregated cut per round).
+    eps : float
+        Tolerance on the constraint violation (n-slack: per example; 1-slack: on the averaged risk).
+    max_iter : int
+        Cap on rounds (counted from the start of the fit, across a resume).
+    time_limit : float, optional
+        Wall-clock seconds of this run.
+    drop_after : int, optional
+        Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds; their ΔF
+        rows are released from memory (:meth:`WorkingSet.release`).
+    max_cuts : int ≥ 2, optional
+        Bound on the active cuts of each slack. After a solve that leaves more, the oldest active cuts S of that
+        slack (the previous aggregate among them) are replaced by one aggregated cut, their convex combination with
+        weights λ_r = α_r / Σ_S α: ΔF_a = Σ λ_r ΔF_r, Δℓ_a = Σ λ_r Δℓ_r (the aggregation of bundle methods,
+        Kiwiel 1983; BMRM's limited-memory variant, Teo et al. 2010). A convex combination of valid cuts of one
+        slack is a valid cut, so every later master optimum is still a lower bound; α_a = Σ_S α reproduces the
+        current w = Σ α ΔF and the master's optimum, so no round loses progress, and the fit stops by the same
+        ε-rule on the oracle's full objective — exact in what it returns, with at most ``max_cuts`` ΔF rows
+        held (the rows of S are released). Cuts of S with α = 0 are simply dropped.
+    show_every : int, optional
+        Call ``show(model, record)`` every this many rounds (``mmprog train --show-every``).
+    snapshot_iters : iterable of int
+        Rounds after which the model is written out by ``show`` callbacks (``--at-iter``).
+    solve_time_limit : float
+        Cap in seconds on one master solve, handed to the solver (default :data:`SOLVE_TIME_LIMIT`).
+    checkpoint : str, optional
+        File (``.npz``) to keep the working set and the iterate in (:mod:`mmprog.engine.checkpoint`); written every
+        ``checkpoint_every`` rounds and when the fit ends by interruption, time limit or a capped solve.
+    checkpoint_every : int, optional
+        Rounds between checkpoints (default: only at the end, when ``checkpoint`` is given).
+    stabilise : {None, "in-out"}
+        ``"in-out"``: separate at a point between the best point so far (lowest full objective, the upper bound's
+        point) and the master's point (Ben-Ameur & Neto, "Acceleration of cutting-plane and column generation
+        algorithms", Networks 49, 2007): w_sep = λ·w_best + (1 − λ)·w_master, λ = ``inout_weight``. The cuts
+        found there are kept when they cut off the master's point (by more than ``eps``); when none does (a
+        mis-price) the same round separates at the master's point, as Kelley's method does, so each round adds
+        cuts or ends the fit, and the eps test is made on a master-point separation only. The master is unchanged
+        (same program, same optimum): its optimum stays the lower bound, the full objective at every separation
+        point an upper bound. Kelley's LP points swing from corner to corner of the box the cuts leave open;
+        the stabilised points move little, so fewer rounds (and fewer LP rows) reach the same gap.
+    inout_weight : float in [0, 1)
+        λ of ``stabilise="in-out"`` (0 is Kelley's method). On OCR100 (P1, n-slack) λ = 0.8 and 0.9 reached the
+        same gap per round, far ahead of 0.5 (gap 0.14 against 0.38 after ~100 rounds).
+    line_search : int >= 0
+        With ``stabilise="in-out"``: the full objective is also evaluated at the ``line_search`` points
+        λ = 0, 1/m, …, (m − 1)/m (m = ``line_search``) of the segment λ·w_best + (1 − λ)·w_master, one oracle call
+        each; the lowest value lowers the upper bound and moves the centre w_best. Their cuts are not added (the
+        master grows as without it). The full objective is convex along the segment and an oracle call costs a
+        fraction of a master solve (OCR100 P1: 0.01 s against 1–10 s), so the centre moves as a descent step of
+        the full objective instead of only to the in-out point; on OCR100 fold 0 (P1, m = 10) the upper bound was
+        5–11 % lower than without it at the same round from round 35 to 56 (232.5 against 256.2 at round 56) and
+        the lower bound ~1 % higher.
+    gap_tol : float, optional
+        Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
+        the best full objective and the master's optimum is ≤ ``gap_tol``.
+    drop_tol : float
+        A multiplier at most this is zero for ``drop_after``.
+    progress : bool
+        A progress line on a terminal.
+    solve_options : dict, optional
+        Solver options handed to every master solve through Pyomo.
+    """
 
     slack: str = "n"
     eps: float = 1e-3
@@ -122,7 +188,7 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
 
 
 def run(program, oracle, *, solver, w0=None, model=None, resume=None, **settings):
-    """Run the cutting-plane loop.
+    """Run the cutting-plane loop (one :class:`CuttingPlane` fit).
 
     Parameters
     ----------
@@ -132,75 +198,21 @@ def run(program, oracle, *, solver, w0=None, model=None, resume=None, **settings
         Separation oracle over the training data.
     solver : Solver
         From :func:`mmprog.solvers.get_solver`; checked against the program's class before any work.
-    slack : {"n", "one"}
-        n-slack (a working set per example) or 1-slack (one aggregated cut per round).
-    eps : float
-        Tolerance on the constraint violation (n-slack: per example; 1-slack: on the averaged risk).
-    max_iter : int
-        Cap on rounds (counted from the start of the fit, across a resume).
-    time_limit : float, optional
-        Wall-clock seconds of this run.
-    drop_after : int, optional
-        Deactivate cuts whose multiplier stayed zero (≤ ``drop_tol``) for this many consecutive rounds; their ΔF
-        rows are released from memory (:meth:`WorkingSet.release`).
-    max_cuts : int ≥ 2, optional
-        Bound on the active cuts of each slack. After a solve that leaves more, the oldest active cuts S of that
-        slack (the previous aggregate among them) are replaced by one aggregated cut, their convex combination with
-        weights λ_r = α_r / Σ_S α: ΔF_a = Σ λ_r ΔF_r, Δℓ_a = Σ λ_r Δℓ_r (the aggregation of bundle methods,
-        Kiwiel 1983; BMRM's limited-memory variant, Teo et al. 2010). A convex combination of valid cuts of one
-        slack is a valid cut, so every later master optimum is still a lower bound; α_a = Σ_S α reproduces the
-        current w = Σ α ΔF and the master's optimum, so no round loses progress, and the fit stops by the same
-        ε-rule on the oracle's full objective — exact in what it returns, with at most ``max_cuts`` ΔF rows
-        held (the rows of S are released). Cuts of S with α = 0 are simply dropped.
     w0 : ndarray, shape (dim,), optional
         Starting point for the first separation (default 0).
     model : ConcreteModel, optional
         Continue growing an existing master (e.g. the next EM round); its working set is kept.
-    show_every : int, optional
-        Call ``show(model, record)`` every this many rounds (``mmprog train --show-every``).
-    snapshot_iters : iterable of int
-        Rounds after which the model is written out by ``show`` callbacks (``--at-iter``).
-    solve_time_limit : float
-        Cap in seconds on one master solve, handed to the solver (default :data:`SOLVE_TIME_LIMIT`).
-    checkpoint : str, optional
-        File (``.npz``) to keep the working set and the iterate in (:mod:`mmprog.engine.checkpoint`); written every
-        ``checkpoint_every`` rounds and when the fit ends by interruption, time limit or a capped solve.
-    checkpoint_every : int, optional
-        Rounds between checkpoints (default: only at the end, when ``checkpoint`` is given).
     resume : mmprog.engine.checkpoint.Checkpoint, optional
         Continue a checkpointed fit: its cuts are added to a fresh master, which is re-solved, and the loop goes on
         from the saved round with the saved history and upper bound.
-
-    stabilise : {None, "in-out"}
-        ``"in-out"``: separate at a point between the best point so far (lowest full objective, the upper bound's
-        point) and the master's point (Ben-Ameur & Neto, "Acceleration of cutting-plane and column generation
-        algorithms", Networks 49, 2007): w_sep = λ·w_best + (1 − λ)·w_master, λ = ``inout_weight``. The cuts
-        found there are kept when they cut off the master's point (by more than ``eps``); when none does (a
-        mis-price) the same round separates at the master's point, as Kelley's method does, so each round adds
-        cuts or ends the fit, and the eps test is made on a master-point separation only. The master is unchanged
-        (same program, same optimum): its optimum stays the lower bound, the full objective at every separation
-        point an upper bound. Kelley's LP points swing from corner to corner of the box the cuts leave open;
-        the stabilised points move little, so fewer rounds (and fewer LP rows) reach the same gap.
-    inout_weight : float in [0, 1)
-        λ of ``stabilise="in-out"`` (0 is Kelley's method). On OCR100 (P1, n-slack) λ = 0.8 and 0.9 reached the
-        same gap per round, far ahead of 0.5 (gap 0.14 against 0.38 after ~100 rounds).
-    line_search : int >= 0
-        With ``stabilise="in-out"``: the full objective is also evaluated at the ``line_search`` points
-        λ = 0, 1/m, …, (m − 1)/m (m = ``line_search``) of the segment λ·w_best + (1 − λ)·w_master, one oracle call
-        each; the lowest value lowers the upper bound and moves the centre w_best. Their cuts are not added (the
-        master grows as without it). The full objective is convex along the segment and an oracle call costs a
-        fraction of a master solve (OCR100 P1: 0.01 s against 1–10 s), so the centre moves as a descent step of
-        the full objective instead of only to the in-out point; on OCR100 fold 0 (P1, m = 10) the upper bound was
-        5–11 % lower than without it at the same round from round 35 to 56 (232.5 against 256.2 at round 56) and
-        the lower bound ~1 % higher.
-    gap_tol : float, optional
-        Also stop (termination ``"converged"``) once the relative gap (upper − lower) / max(1, |upper|) between
-        the best full objective and the master's optimum is ≤ ``gap_tol``.
+    **settings
+        The loop's settings, each named and explained in :class:`Settings` (``slack``, ``eps``, ``max_iter``,
+        ``time_limit``, ``drop_after``, ``max_cuts``, ``checkpoint``, ``stabilise``, ``gap_tol``, ...).
 
     Returns
     -------
     EngineRun
-        ``termination`` is one of :data:`TERMINATIONS`.
+        ``termination`` is one of :data:`mmprog.engine.records.TERMINATIONS`.
     """
     fit = CuttingPlane(program, oracle, solver, Settings(**settings))
     fit.start(model=model, w0=w0, resume=resume)
@@ -257,7 +269,7 @@ class CuttingPlane:
             w0 = resume.w
         self.timings["pyomo"] += time.perf_counter() - t0
         # a 1-slack cut of a chain with 0/1 token features is held as its labeling where the master allows it
-        # (mmprog.engine.cuts.LabelingCut: ~1 MB against ~100 MB a cut on full CoNLL-2002 NER)
+        # (mmprog.cuts.LabelingCut: ~1 MB against ~100 MB a cut on full CoNLL-2002 NER)
         self.oracle.labeling_cuts = self.s.slack == "one" and program.reads_labeling_cuts(model)
         self.w = np.zeros(fmap.dim) if w0 is None else np.asarray(w0, dtype=np.float64)
         self.own_w = w0 is None     # w is the engine's (not the caller's w0): it may be written over once used
@@ -368,7 +380,8 @@ class CuttingPlane:
         if seconds <= 0:
             return None
         try:
-            return self.program.solve(self.model, self.solver, options=self.s.solve_options, time_limit=seconds)
+            return solve_master(self.program, self.model, self.solver, options=self.s.solve_options,
+                                time_limit=seconds)
         except SolverError as e:
             if e.termination != "max_time":
                 raise
@@ -390,9 +403,9 @@ class CuttingPlane:
             # this round's point is not read again (its cuts are in the master, and without the in-out rule no
             # centre keeps it): a program may write the next w into it (m3n's Gram dual does) instead of holding two
             # w-sized vectors at once, 424 MB each on full CoNLL-2002 NER. Never the caller's w0.
-            model.w_spare = self.w
+            model.master_state.w_spare = self.w
         self.solution = self.program.read_solution(model)
-        model.w_spare = None          # a program that did not take it must not keep it alive
+        model.master_state.w_spare = None          # a program that did not take it must not keep it alive
         self.own_w = True
         seconds = time.perf_counter() - t0
         self.w, self.xi = self.solution.w, self.solution.xi
@@ -507,7 +520,7 @@ def aggregate_oldest(program, model, alpha, max_cuts):
     alpha : ndarray, shape (r,)
         The multipliers of the master just solved (r = cuts in the working set).
     """
-    from .cuts import Cuts
+    from ..cuts import Cuts
     ws = model.ws
     active = ws.active_mask()
     examples = ws.example_array()
@@ -526,7 +539,7 @@ def aggregate_oldest(program, model, alpha, max_cuts):
             # masters, whose cut components are the α variables; a primal master's component is its row)
             if hasattr(ws.components[-1], "fixed"):
                 ws.components[-1].set_value(total, skip_validation=True)
-            warm = getattr(model, "_gram_daqp", None)
+            warm = model.master_state.gram_daqp
             if warm is not None and len(warm.alpha) == len(alpha):
                 kept = warm.alpha.copy()
                 kept[S] = 0.0

@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from .cuts import Cuts, CountCut, LabelingCut
+from ..cuts import Cuts, CountCut, LabelingCut
 from ..exceptions import ParameterError
 
 BACKENDS = ("serial", "thread", "process", "dask")
@@ -99,8 +99,8 @@ def merge_one_slack(parts, X, n):
     contiguous example ranges, in order; a single part is kept as it is (no copy of a full-NER cut).
 
     Labelings are concatenated (their tokens then ascend as in the serial pass) into a
-    :class:`~mmprog.engine.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
-    :class:`~mmprog.engine.cuts.CountCut` (int16 when every count fits, as :func:`~mmprog.features._binary.binary_state_cut`
+    :class:`~mmprog.cuts.LabelingCut` on ``X``; integer counts are added exactly into a
+    :class:`~mmprog.cuts.CountCut` (int16 when every count fits, as :func:`~mmprog.features._binary.binary_state_cut`
     stores them); float rows are added and divided by n in place (correctly rounded, as the serial path does).
 
     Parameters
@@ -222,12 +222,19 @@ class Oracle:
     ----------
     labeling_cuts : bool
         Return the 1-slack cut of a first-order chain with 0/1 token features as its labeling
-        (:class:`~mmprog.engine.cuts.LabelingCut`) where the map allows it, on every backend (workers return their
+        (:class:`~mmprog.cuts.LabelingCut`) where the map allows it, on every backend (workers return their
         examples' wrong tokens, the parent concatenates them). Set by the engine for the programs that read
         such cuts (:meth:`~mmprog.programs.base.Program.reads_labeling_cuts`); False by default.
     """
 
     labeling_cuts = False
+
+    def like(self, fmap, prepared, backend=None):
+        """An oracle over another feature map (and its prepared data) with this one's back end and settings, the
+        same Dask client included: what a program that separates over a map of its own (PoMEN's expected
+        features) asks for. ``backend`` overrides the back end (e.g. ``"serial"`` for one call)."""
+        return Oracle(fmap, prepared, backend=backend or self.backend, n_jobs=self.n_jobs, client=self._client,
+                      chunk_size=self.chunk_size)
 
     def __init__(self, fmap, prepared, backend="serial", n_jobs=None, client=None, chunk_size=None):
         if backend not in BACKENDS:

@@ -42,6 +42,14 @@ class EngineRun:
     timings: dict = field(default_factory=dict)
     upper_bound: float = np.inf
     snapshots: dict = field(default_factory=dict)
+    #: how a master of this fit is solved again (:func:`mmprog.engine.masters.solve_master`): what ``verify``
+    #: uses to re-solve rebuilt masters the way the fit solved them
+    solve_master: object = None
+
+    def __post_init__(self):
+        if self.solve_master is None:
+            from .masters import solve_master
+            self.solve_master = solve_master
 
 
 def relative_gap(upper, lower):

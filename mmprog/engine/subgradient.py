@@ -28,15 +28,7 @@ import numpy as np
 
 from . import interrupts
 from ..exceptions import ParameterError, check_param
-from ..projections import l1_ball
-
-SCHEDULES = ("inv_sqrt", "inv", "constant")
-VARIANTS = ("batch", "online")
-OUTPUTS = ("last", "best")
-
-#: keyword settings accepted by :func:`projected_subgradient` beside the oracle and the radius
-SETTINGS = ("eta0", "schedule", "variant", "batch_size", "seed", "output", "projection")
-
+from ..projections import check_settings, l1_ball
 
 @dataclass
 class SubgradientRecord:
@@ -50,24 +42,6 @@ class SubgradientRecord:
     step: float               # the last step size of the pass
     oracle_time: float
     elapsed: float
-
-
-def check_settings(eta0=None, schedule="inv_sqrt", variant="batch", batch_size=1, seed=0, output="last",
-                   projection="sort"):
-    """Validate the sub-gradient settings; returns them as a dict (raises :class:`ParameterError`)."""
-    if eta0 is not None:
-        check_param("eta0", eta0, isinstance(eta0, (int, float, np.number)) and not isinstance(eta0, bool)
-                    and np.isfinite(eta0) and eta0 > 0, "a finite float > 0 or None (automatic)")
-        eta0 = float(eta0)
-    check_param("schedule", schedule, schedule in SCHEDULES, '"inv_sqrt", "inv" or "constant"')
-    check_param("variant", variant, variant in VARIANTS, '"batch" or "online"')
-    check_param("batch_size", batch_size, isinstance(batch_size, (int, np.integer)) and not isinstance(
-        batch_size, bool) and batch_size >= 1, "an int >= 1")
-    check_param("seed", seed, isinstance(seed, (int, np.integer)) and not isinstance(seed, bool), "an int")
-    check_param("output", output, output in OUTPUTS, '"last" or "best"')
-    check_param("projection", projection, projection in ("sort", "linear"), '"sort" or "linear"')
-    return dict(eta0=eta0, schedule=schedule, variant=variant, batch_size=int(batch_size), seed=int(seed),
-                output=output, projection=projection)
 
 
 def step_size(eta0, t, schedule):
@@ -119,96 +93,114 @@ def projected_subgradient(oracle, radius, *, n_iter=500, eta0=None, schedule="in
         ``model`` None; ``solution.w`` the output iterate, ``solution.objective`` its R_hinge, ``solution.xi``
         its per-example hinge losses; ``history`` one :class:`SubgradientRecord` per pass.
     """
-    from .records import EngineRun
-    from ..programs.base import Solution
     check_param("radius", radius, isinstance(radius, (int, float, np.number)) and not isinstance(radius, bool)
                 and np.isfinite(radius) and radius > 0, "a finite float > 0 (the ℓ1 ball's radius λ)")
     check_param("n_iter", n_iter, isinstance(n_iter, (int, np.integer)) and n_iter >= 1, "an int >= 1")
     s = check_settings(eta0, schedule, variant, batch_size, seed, output, projection)
-    n, dim = oracle.prepared.n, oracle.fmap.dim
-    if n == 0:
+    if oracle.prepared.n == 0:
         raise ParameterError("the training set is empty; give at least one example")
-    rng = np.random.default_rng(s["seed"])
-    proj_rng = np.random.default_rng(s["seed"] + 1)
-    w = np.zeros(dim) if w0 is None else l1_ball(np.asarray(w0, dtype=np.float64), radius, s["projection"],
-                                                 proj_rng)
-    t_start = time.perf_counter()
-    timings = {"oracle": 0.0, "projection": 0.0}
-    eta = s["eta0"]
-    step, eta_t = 0, 0.0
-    history = []
-    best_w, best_risk = w.copy(), np.inf
-    termination = "max_iter"
-    # R_hinge and the sub-gradient at the start come from the same oracle call
-    t0 = time.perf_counter()
-    cuts, hinge = oracle.separate(w)
-    timings["oracle"] += time.perf_counter() - t0
-    for it in range(1, n_iter + 1):
-        t_oracle = 0.0
-        if s["variant"] == "batch":
-            g = _subgradient(cuts, n)
-            if eta is None:
-                eta = radius / max(float(np.linalg.norm(g)), 1e-12)
-            step += 1
-            eta_t = step_size(eta, step, s["schedule"])
-            t0 = time.perf_counter()
-            w = l1_ball(w - eta_t * g, radius, s["projection"], proj_rng)
-            timings["projection"] += time.perf_counter() - t0
-        else:
-            order = rng.permutation(n)
-            for lo in range(0, n, s["batch_size"]):
-                idx = np.sort(order[lo:lo + s["batch_size"]])
-                t0 = time.perf_counter()
-                c_b, _ = oracle.separate(w, idx)
-                t_oracle += time.perf_counter() - t0
-                g = _subgradient(c_b, len(idx))
-                if eta is None:
-                    # scale from the full sub-gradient at the start, as in the batch variant
-                    eta = radius / max(float(np.linalg.norm(_subgradient(cuts, n))), 1e-12)
-                step += 1
-                eta_t = step_size(eta, step, s["schedule"])
-                t0 = time.perf_counter()
-                w = l1_ball(w - eta_t * g, radius, s["projection"], proj_rng)
-                timings["projection"] += time.perf_counter() - t0
+    return ProjectedSubgradient(oracle, radius, s, w0).run(n_iter, time_limit, progress)
+
+
+class ProjectedSubgradient:
+    """One run of Algorithm 2 (see :func:`projected_subgradient`): the iterate, the step count and the timings
+    between passes; a pass is :meth:`batch_pass` or :meth:`online_pass`, then :meth:`record`."""
+
+    def __init__(self, oracle, radius, settings, w0=None):
+        self.oracle, self.radius, self.s = oracle, radius, settings
+        self.n, dim = oracle.prepared.n, oracle.fmap.dim
+        self.rng = np.random.default_rng(settings["seed"])
+        self.proj_rng = np.random.default_rng(settings["seed"] + 1)
+        self.w = np.zeros(dim) if w0 is None else self.project(np.asarray(w0, dtype=np.float64))
+        self.t_start = time.perf_counter()
+        self.timings = {"oracle": 0.0, "projection": 0.0}
+        self.eta, self.step, self.eta_t = settings["eta0"], 0, 0.0
+        self.history = []
+        self.best_w, self.best_risk = self.w.copy(), np.inf
+
+    def project(self, v):
         t0 = time.perf_counter()
-        cuts, hinge = oracle.separate(w)
-        t_oracle += time.perf_counter() - t0
-        timings["oracle"] += t_oracle
+        out = l1_ball(v, self.radius, self.s["projection"], self.proj_rng)
+        self.timings["projection"] += time.perf_counter() - t0
+        return out
+
+    def separate(self, idx=None):
+        t0 = time.perf_counter()
+        out = self.oracle.separate(self.w, idx)
+        return out, time.perf_counter() - t0
+
+    def take_step(self, g, scale_g):
+        """w ← Π_W(w − η_t g); η₀ defaults to λ/‖g⁽¹⁾‖₂ with ``scale_g`` the full sub-gradient at the start."""
+        if self.eta is None:
+            self.eta = self.radius / max(float(np.linalg.norm(scale_g())), 1e-12)
+        self.step += 1
+        self.eta_t = step_size(self.eta, self.step, self.s["schedule"])
+        self.w = self.project(self.w - self.eta_t * g)
+
+    def batch_pass(self, cuts):
+        g = _subgradient(cuts, self.n)
+        self.take_step(g, lambda: g)
+        return 0.0
+
+    def online_pass(self, cuts):
+        t_oracle, size = 0.0, self.s["batch_size"]
+        order = self.rng.permutation(self.n)
+        for lo in range(0, self.n, size):
+            idx = np.sort(order[lo:lo + size])
+            (c_b, _), seconds = self.separate(idx)
+            t_oracle += seconds
+            # the step scale from the full sub-gradient at the start, as in the batch variant
+            self.take_step(_subgradient(c_b, len(idx)), lambda: _subgradient(cuts, self.n))
+        return t_oracle
+
+    def record(self, it, hinge, t_oracle, progress):
         risk = float(np.maximum(hinge, 0.0).mean())
-        if risk < best_risk:
-            best_risk, best_w = risk, w.copy()
-        elapsed = time.perf_counter() - t_start
-        history.append(SubgradientRecord(iteration=it, objective=risk, best_objective=best_risk,
-                                         l1_norm=float(np.abs(w).sum()), nonzeros=int(np.count_nonzero(w)),
-                                         step=float(eta_t), oracle_time=t_oracle, elapsed=elapsed))
+        if risk < self.best_risk:
+            self.best_risk, self.best_w = risk, self.w.copy()
+        elapsed = time.perf_counter() - self.t_start
+        rec = SubgradientRecord(iteration=it, objective=risk, best_objective=self.best_risk,
+                                l1_norm=float(np.abs(self.w).sum()), nonzeros=int(np.count_nonzero(self.w)),
+                                step=float(self.eta_t), oracle_time=t_oracle, elapsed=elapsed)
+        self.history.append(rec)
         if progress and sys.stderr.isatty():
-            sys.stderr.write(f"\r pass {it:5d}  R_hinge {risk:12.6g}  best {best_risk:12.6g}  "
-                             f"nnz {history[-1].nonzeros:6d}  {elapsed:7.1f}s ")
-        if time_limit is not None and elapsed >= time_limit and it < n_iter:
-            termination = "time_limit"
-            break
-        if interrupts.requested() and it < n_iter:
-            termination = "interrupted"      # SIGINT/SIGTERM: this pass is complete, its point is kept
-            break
-    if progress and sys.stderr.isatty():
-        sys.stderr.write("\n")
-    if s["output"] == "best":
-        w = best_w
-        _, hinge = oracle.separate(w)
-    hinge = np.maximum(hinge, 0.0)
-    risk = float(hinge.mean())
-    timings["total"] = time.perf_counter() - t_start
-    sol = Solution(w=w, xi=hinge, alpha=np.zeros(0), objective=risk, dual_objective=None,
-                   extra={"algorithm": "subgradient", "radius": float(radius), "hinge_risk": risk,
-                          "l1_norm": float(np.abs(w).sum()), "eta0": float(eta) if eta is not None else None,
-                          "steps": step, **{k: v for k, v in s.items() if k != "eta0"}})
-    return EngineRun(model=None, solution=sol, history=history, termination=termination, n_iter=len(history),
-                     timings=timings, upper_bound=risk)
+            sys.stderr.write(f"\r pass {it:5d}  R_hinge {risk:12.6g}  best {self.best_risk:12.6g}  "
+                             f"nnz {rec.nonzeros:6d}  {elapsed:7.1f}s ")
+        return elapsed
 
+    def run(self, n_iter, time_limit=None, progress=False):
+        termination = "max_iter"
+        # R_hinge and the sub-gradient at the start come from the same oracle call
+        (cuts, hinge), seconds = self.separate()
+        self.timings["oracle"] += seconds
+        for it in range(1, n_iter + 1):
+            t_oracle = (self.batch_pass if self.s["variant"] == "batch" else self.online_pass)(cuts)
+            (cuts, hinge), seconds = self.separate()
+            t_oracle += seconds
+            self.timings["oracle"] += t_oracle
+            elapsed = self.record(it, hinge, t_oracle, progress)
+            if time_limit is not None and elapsed >= time_limit and it < n_iter:
+                termination = "time_limit"
+                break
+            if interrupts.requested() and it < n_iter:
+                termination = "interrupted"      # SIGINT/SIGTERM: this pass is complete, its point is kept
+                break
+        if progress and sys.stderr.isatty():
+            sys.stderr.write("\n")
+        return self.finish(hinge, termination)
 
-def fit_l1m3n(program, oracle, **engine_kw):
-    """The ``l1m3n`` program's ``algorithm="subgradient"`` route: P1′ with radius ``program.lam``; the engine's
-    ``max_iter`` is the number of passes and ``time_limit`` applies (``eps``, ``slack`` and the solver play no part)."""
-    return projected_subgradient(oracle, program.lam, n_iter=engine_kw.get("max_iter", 500),
-                                 time_limit=engine_kw.get("time_limit"), progress=engine_kw.get("progress", False),
-                                 **program.subgradient)
+    def finish(self, hinge, termination):
+        from .records import EngineRun
+        from ..programs.base import Solution
+        w, s = self.w, self.s
+        if s["output"] == "best":
+            w = self.best_w
+            _, hinge = self.oracle.separate(w)
+        hinge = np.maximum(hinge, 0.0)
+        risk = float(hinge.mean())
+        self.timings["total"] = time.perf_counter() - self.t_start
+        sol = Solution(w=w, xi=hinge, alpha=np.zeros(0), objective=risk, dual_objective=None,
+                       extra={"algorithm": "subgradient", "radius": float(self.radius), "hinge_risk": risk,
+                              "l1_norm": float(np.abs(w).sum()), "eta0": float(self.eta) if self.eta is not None
+                              else None, "steps": self.step, **{k: v for k, v in s.items() if k != "eta0"}})
+        return EngineRun(model=None, solution=sol, history=self.history, termination=termination,
+                         n_iter=len(self.history), timings=self.timings, upper_bound=risk)

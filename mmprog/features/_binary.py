@@ -208,7 +208,7 @@ def binary_state_cut(X, tok, g, y, K, trans, dim, counts):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# 1-slack cuts held as labelings (:class:`mmprog.engine.cuts.LabelingCut`). For binary token features the cut's state block
+# 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`). For binary token features the cut's state block
 # is Xᵀ(E_g − E_y) over its wrong tokens, so the tokens, their gold and decoded labels and the K × K transition
 # counts determine it. Every product the Gram-dual master needs goes through X instead of the block:
 #   ΔF_q·w  = Σ_i Σ_{j ∈ x_{t_i}} (w[jK + g_i] − w[jK + y_i]) + trans_q·w_T            (labeling_margin)
@@ -406,3 +406,21 @@ def labeling_scatter(indptr, indices, tok, g, y, K, V, zero):
             else:
                 V[base + a] += 1.0
                 V[base + b] -= 1.0
+
+
+@njit(**_JIT)
+def integer_counts(values, out):
+    """Write ``values`` into the int32 array ``out`` if every one is an integer of int32's range; returns whether
+    they all were (``out`` is then partly written and not to be used).
+
+    Parameters
+    ----------
+    values : ndarray of float64, shape (m,)
+    out : ndarray of int32, shape (m,)
+    """
+    for k in range(values.shape[0]):
+        v = values[k]
+        if not (-2147483647.0 <= v <= 2147483647.0) or v != np.floor(v):
+            return False
+        out[k] = np.int32(v)
+    return True

@@ -662,12 +662,12 @@ class ChainFeatureMap:
         counts : bool
             With ``sparse=True`` and the first-order map without edge features: the cut's values as integers when
             they all are (0/1 template features: Σᵢ Δfᵢ counts tokens), int32 or int16 (when every count fits), 4
-            or 2 bytes an entry instead of 8 (the caller keeps them, see :class:`mmprog.engine.cuts.CountCut`); float64
+            or 2 bytes an entry instead of 8 (the caller keeps them, see :class:`mmprog.cuts.CountCut`); float64
             otherwise, as without it.
         labeling : bool
             With ``sparse=True``, the first-order map without edge features and 0/1 token features: the cut as the
             labeling that makes it (a dict of X, the wrong tokens' rows ``tok``, ``gold`` and ``pred`` labels, the
-            transition counts ``trans`` (K, K) and K; see :class:`mmprog.engine.cuts.LabelingCut`) instead of its row;
+            transition counts ``trans`` (K, K) and K; see :class:`mmprog.cuts.LabelingCut`) instead of its row;
             otherwise as without it.
 
         Returns
@@ -781,7 +781,7 @@ class ChainFeatureMap:
         flat[s_nnz:] = d * K + t_nz
         vals = None
         if counts:
-            from ..programs._sparse_rows import integer_counts
+            from ._binary import integer_counts
             vals = np.empty(len(flat), dtype=np.int32)
             if not (integer_counts(state.data, vals[:s_nnz]) and integer_counts(t_flat[t_nz], vals[s_nnz:])):
                 vals = None           # real-valued features: the float row

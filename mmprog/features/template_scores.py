@@ -19,7 +19,7 @@ import numpy as np
 
 from mmprog.exceptions import DataError, ParameterError
 from mmprog.features.template_kernels import add_group_scores, add_template_rows
-from mmprog.features.templates import _column_index
+from mmprog.features.templates import column_index
 
 __all__ = ["StateScorer"]
 
@@ -63,7 +63,7 @@ class StateScorer:
         self.rest = []
         for j, t in enumerate(extractor._feature_templates):
             offsets = {r for r, _ in t.macros}
-            bases = {_column_index(c) for _, c in t.macros}
+            bases = {column_index(c) for _, c in t.macros}
             if len(offsets) == 1 and len(bases) == 1:
                 by_group.setdefault((bases.pop(), offsets.pop()), []).append(j)
             else:

@@ -84,7 +84,7 @@ DERIVED = {
 }
 
 
-def _column_index(ckey) -> int:
+def column_index(ckey) -> int:
     """Base column index of a column key (``2`` or ``"2:suf3"``)."""
     return ckey if isinstance(ckey, int) else int(ckey.split(":", 1)[0])
 
@@ -470,7 +470,7 @@ class TemplateExtractor:
         return lens, self._ids_of_values(values, fitting)
 
     def _base_columns(self):
-        return sorted({_column_index(c) for c in self._columns_used()})
+        return sorted({column_index(c) for c in self._columns_used()})
 
     def _ids_of_values(self, values, fitting):
         used = self._columns_used()
@@ -483,7 +483,7 @@ class TemplateExtractor:
             tok = np.fromiter((local.setdefault(v, len(local)) for v in vals), dtype=np.int64, count=len(vals))
             distinct = list(local)
             for ckey in used:
-                if _column_index(ckey) != b:
+                if column_index(ckey) != b:
                     continue
                 f = self._derived(ckey)
                 derived = distinct if f is None else [f(v) for v in distinct]
@@ -511,7 +511,7 @@ class TemplateExtractor:
     def column_keys(self, b):
         """The column keys (plain ``b`` and derived ``"b:NAME"``) the templates read from base column ``b``, in the
         order of the memo tables' columns (:meth:`memo_rows`)."""
-        return [c for c in self._columns_used() if _column_index(c) == b]
+        return [c for c in self._columns_used() if column_index(c) == b]
 
     def memo_rows(self, b, vals, memos, tables, limit):
         """Row of every token's value of base column ``b`` in a memo table of its ids, new values appended.
@@ -672,7 +672,7 @@ class TemplateExtractor:
             self.columns_ = list(getattr(sentences, "columns", None) or sentences[0].keys())
         for t in self._feature_templates:
             for r, c in t.macros:
-                if _column_index(c) >= len(self.columns_):
+                if column_index(c) >= len(self.columns_):
                     raise ParameterError(f"template {t.line!r} uses column {c} but there are only "
                                          f"{len(self.columns_)} columns {self.columns_}; pass columns= or fix it")
         sentences = self._sentences(sentences)

@@ -6,10 +6,10 @@ decorated with ``@register("name")`` — nothing else to edit.
 import importlib
 import pkgutil
 
-from .base import Dims, Program, Solution, get_program, register, registered
+from .base import Dims, MasterState, Program, Solution, get_program, register, registered
 
 for _m in sorted(pkgutil.iter_modules(__path__), key=lambda m: (m.name not in ("m3n", "l1m3n"), m.name)):
-    if not _m.name.startswith("_") and _m.name not in ("base", "working_set"):
+    if not _m.name.startswith("_") and _m.name not in ("base", "statements"):
         importlib.import_module(f"{__name__}.{_m.name}")
 
-__all__ = ["Dims", "Program", "Solution", "get_program", "register", "registered"]
+__all__ = ["Dims", "MasterState", "Program", "Solution", "get_program", "register", "registered"]

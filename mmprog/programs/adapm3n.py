@@ -37,11 +37,11 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import Check, Duality, _scale, duality_for, working_set_arrays
+from .statements import Check, Duality, scale_of, duality_for, working_set_arrays
 from ..exceptions import MMProgError, check_param
 from .base import register
-from .lapm3n import DiagonalM3N, _bracket, _engine_kw, metric_checks, metric_dual_model
-from ..engine.working_set import values_of
+from .lapm3n import DiagonalM3N, value_bracket, inner_run_settings, metric_checks, metric_dual_model
+from ..solvers import values_of
 
 UPDATES = ("eq6", "eq4")
 
@@ -168,7 +168,7 @@ class AdapM3N(DiagonalM3N):
         return {"master": model.master, "beta": beta, "gamma": gamma}
 
     # --- Algorithm 3 --------------------------------------------------------------------------------------
-    def fit(self, oracle, **engine_kw):
+    def fit(self, oracle, engine, **engine_kw):
         """EM: ``n_em`` rounds of (a) the QP (5) by the cutting-plane engine on one kept master and (b) the
         update (6), stopping early when β moves by at most ``beta_tol``.
 
@@ -178,7 +178,6 @@ class AdapM3N(DiagonalM3N):
         ``removed`` (how many βₖ = 0), ``p3_objective`` = λ‖γ‖² + C Σᵢ Hᵢ(w) and ``p4_objective`` =
         (λ/K)‖w‖₁² + C Σᵢ Hᵢ(w) at the returned w (equal at a fixed point; Theorem 2 says both reach P4's
         optimum)."""
-        from ..engine.loop import run
         t_start = time.perf_counter()
         time_limit = engine_kw.get("time_limit")
         deadline = None if time_limit is None else t_start + time_limit
@@ -193,7 +192,7 @@ class AdapM3N(DiagonalM3N):
         for t in range(1, self.n_em + 1):
             if model is not None:
                 self.set_beta(model, beta)
-            er = run(self, oracle, model=model, w0=w, **_engine_kw(engine_kw, deadline))
+            er = engine.cutting_plane(self, oracle, model=model, w0=w, **inner_run_settings(engine_kw, deadline))
             model, w = er.model, er.solution.w
             history.extend(er.history)
             for k in timings:
@@ -263,7 +262,7 @@ def adapm3n_fixed_point(ctx):
         yield ctx.skip(stmt, "the result carries no p3_objective/p4_objective")
         return
     # equal at a fixed point; after the EM rounds the monotone update leaves them ~1e-7 apart on tiny data
-    yield ctx.check(stmt, float(ex["p3_objective"]), float(ex["p4_objective"]), 2e-5 * _scale(ex["p4_objective"]),
+    yield ctx.check(stmt, float(ex["p3_objective"]), float(ex["p4_objective"]), 2e-5 * scale_of(ex["p4_objective"]),
                     reason=f"EM {res.termination} after {ex.get('em_rounds')} rounds, {ex.get('removed')} features "
                            f"removed")
 
@@ -276,12 +275,11 @@ def adapm3n_theorem2(ctx):
     if "p4" not in registered() or ctx.dataset is None or "p4_objective" not in res.extra:
         yield ctx.skip(stmt, "needs program p4, the training data and the result's p4_objective")
         return
-    import mmprog
     p4 = None
     errors = []
     for solver in ("highs", "ipopt"):
         try:
-            p4 = mmprog.fit(ctx.dataset, program="p4", C=res.params["C"], lam=res.params["lam"], slack=res.slack,
+            p4 = ctx.fit(ctx.dataset, program="p4", C=res.params["C"], lam=res.params["lam"], slack=res.slack,
                             eps=1e-5, solver=solver)
             break
         except MMProgError as e:
@@ -289,7 +287,7 @@ def adapm3n_theorem2(ctx):
     if p4 is None:
         yield Check(ctx.name, stmt, None, None, None, None, "fail", "; ".join(errors))
         return
-    lo, up = _bracket(p4)
+    lo, up = value_bracket(p4)
     v = float(res.extra["p4_objective"])
-    yield ctx.check(stmt, v, lo, 2e-5 * _scale(v) + max(up - lo, 0.0),
+    yield ctx.check(stmt, v, lo, 2e-5 * scale_of(v) + max(up - lo, 0.0),
                     reason=f"P4 in [{lo:.8g}, {up:.8g}] by {p4.solver}")

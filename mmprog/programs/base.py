@@ -24,6 +24,11 @@ def register(name):
     return deco
 
 
+def unregister(name):
+    """Remove the program ``name`` from the registry (a program registered for a while, e.g. by a test)."""
+    _REGISTRY.pop(name, None)
+
+
 def registered():
     """Names of the registered programs, in registration order."""
     return list(_REGISTRY)
@@ -63,6 +68,61 @@ class Dims:
     def group_ids(self):
         """The template group of every joint feature, shape (dim,), or None."""
         return self.groups() if callable(self.groups) else self.groups
+
+
+@dataclass
+class MasterState:
+    """What a master keeps beside its Pyomo statement between solves: typed and in one place
+    (``model.master_state``, made by every program's ``build``), never private attributes on the Pyomo model.
+
+    The engine's back ends (:mod:`mmprog.engine.masters`) keep their objects and read-outs here; the Pyomo route
+    keeps its persistent solver copy; a program whose statement is written on demand keeps how far it got.
+
+    Attributes
+    ----------
+    handle : PersistentHandle or None
+        The persistent solver's copy of an LP master (Pyomo route).
+    unsynced : list
+        Cut rows added since the last solve through ``handle``.
+    gram_daqp, gram_qp, native_lp : object or None
+        The native back ends' objects: DAQP's Gram dual (:class:`mmprog.engine.daqp_native.GramDualDAQP`), HiGHS's
+        Gram dual (:class:`mmprog.engine.highs_native.GramDualQP`), HiGHS's LP from CSR rows
+        (:class:`mmprog.engine.highs_native.NativeLP`).
+    gram_stale : bool
+        The Gram matrix of every cut changed (a new metric): native objects recompute it whole.
+    alpha_loaded : ndarray or None
+        The α DAQP last loaded into the Pyomo variables (None: another route wrote them, load every α).
+    alpha_native : ndarray or None
+        The cut multipliers the native LP route read at its last solve.
+    native_mu : ndarray or None
+        The template multipliers μ of MTL's dual read by its native Ipopt route.
+    quad_done : int
+        Cuts whose quadratic terms the Pyomo statement holds so far (terms written on demand, ``materialise``).
+    quad_live : ndarray of bool or None
+        p-block: templates whose quadratic term is written.
+    labelings : list
+        PoMEN: the labelings of the cuts, per call of ``add_cuts``.
+    labelings_complete : bool
+        PoMEN: whether every cut came with its labeling.
+    w_spare : ndarray or None
+        The engine's previous w once it is done with it: a program may write the next w into it instead of
+        allocating a second w-sized vector (424 MB on full CoNLL-2002 NER).
+    """
+
+    handle: object = None
+    unsynced: list = field(default_factory=list)
+    gram_daqp: object = None
+    gram_qp: object = None
+    native_lp: object = None
+    gram_stale: bool = False
+    alpha_loaded: np.ndarray | None = None
+    alpha_native: np.ndarray | None = None
+    native_mu: np.ndarray | None = None
+    quad_done: int = 0
+    quad_live: np.ndarray | None = None
+    labelings: list = field(default_factory=list)
+    labelings_complete: bool = True
+    w_spare: np.ndarray | None = None
 
 
 @dataclass
@@ -109,7 +169,7 @@ class Program:
     checkpointable = True
 
     def reads_labeling_cuts(self, model):
-        """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.engine.cuts.LabelingCut`)
+        """Whether this program's master takes 1-slack cuts held as labelings (:class:`mmprog.cuts.LabelingCut`)
         without making their rows every round: only those whose products go through the working set's Gram rows
         (per template too), ΔFᵀα and ΔF·w — m3n's Gram dual, mtl's QCQP dual, the p-block dual. Others get explicit
         rows."""
@@ -152,22 +212,53 @@ class Program:
     def read_solution(self, model):
         raise NotImplementedError
 
+    # --- how the master may be handed to a back end (the engine chooses: mmprog.engine.masters) ------------
+    def master_form(self, model):
+        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qcqp_dual"``;
+        see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
+        return None
+
+    def native_ok(self, model, solver):
+        """Whether the native back end for ``solver`` may solve ``model`` (False: the Pyomo model, e.g. with
+        ``model.native = False`` set by a test comparing both routes)."""
+        return getattr(model, "native", True)
+
+    def gram_rows(self, model, rows):
+        """Form ``"gram_dual"``: rows ``rows`` of the Gram matrix G of the dual's quadratic term against every cut
+        so far, shape (len(rows), r)."""
+        raise NotImplementedError(f"program {self.name!r} has no Gram dual master")
+
+    def gram_dual_options(self):
+        """Form ``"gram_dual"``: options of the native HiGHS route (``rescale``, ``time_limit``; see
+        :class:`mmprog.engine.highs_native.GramDualQP`)."""
+        return {}
+
+    def native_lp(self, model):
+        """Form ``"lp_rows"``: the LP's columns and row map as keyword arguments of
+        :class:`mmprog.engine.highs_native.NativeLP` (``cost``, ``lower``, ``upper``, ``variables``,
+        ``row_block``)."""
+        raise NotImplementedError(f"program {self.name!r} has no native LP form")
+
+    def solve_native(self, model, time_limit=None):
+        """Form ``"qcqp_dual"``: solve the master from its arrays; returns the checked SolveStatus."""
+        raise NotImplementedError(f"program {self.name!r} has no native QCQP route")
+
     def solve(self, model, solver, options=None, time_limit=None):
-        """Solve the master as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
-        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum.
+        """Solve the Pyomo model as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises
+        :class:`mmprog.exceptions.SolverError` unless the solver reports an optimum. The engine calls it when no
+        native back end takes (form, solver) (:func:`mmprog.engine.masters.solve_master`).
 
         LPs go through the solver's persistent interface where it has one: the rows added since the last solve
-        (``model._unsynced``) are appended to the solver's copy and re-solved warm; the model is never rebuilt."""
+        (``model.master_state.unsynced``) are appended to the solver's copy and re-solved warm; the model is never rebuilt."""
         from ..solvers import ProblemClass
         self.materialise(model)
         model.solved_with = solver.name
-        pending = list(getattr(model, "_unsynced", []))
-        model._unsynced = []
+        state = model.master_state
+        pending, state.unsynced = state.unsynced, []
         if solver.persistent and self.problem_class is ProblemClass.LP:
-            handle = getattr(model, "_handle", None)
+            handle = state.handle
             if handle is None:
-                handle = solver.persistent_handle(model)
-                model._handle = handle
+                handle = state.handle = solver.persistent_handle(model)
                 if handle is not None:
                     return handle.solve(time_limit=time_limit)
             else:
@@ -178,7 +269,7 @@ class Program:
     @staticmethod
     def deactivate_rows(model, constraints):
         """Deactivate cut constraints, taking them out of a persistent solver's copy first."""
-        handle = getattr(model, "_handle", None)
+        handle = model.master_state.handle
         cons = [c for c in constraints if c is not None]
         if handle is not None and cons:
             handle.remove_constraints(cons)

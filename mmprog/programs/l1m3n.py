@@ -16,12 +16,13 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (CROSS_SOLVER_TIME_LIMIT, Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale,
-                       _solve, _support, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
+from .statements import (CROSS_SOLVER_TIME_LIMIT, Duality, base_dual, duals_of, objective_of, result_numbers, scale_of,
+                       solve_value, support_of, cross_solver_checks, duality_for, feasibility_checks, slackness_checks,
                        sparsity_check, working_set_arrays)
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
-from ..engine.working_set import WorkingSet, values_of
+from .base import Dims, MasterState, Program, Solution, register
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 @register("l1m3n")
@@ -58,7 +59,7 @@ class L1M3N(Program):
                 raise ParameterError(f'{extra} apply only with algorithm="subgradient" (P1′); drop them or set '
                                      f'algorithm="subgradient"')
         else:
-            from ..engine.subgradient import SETTINGS, check_settings
+            from ..projections import SETTINGS, check_settings
             unknown = [k for k in subgradient if k not in SETTINGS]
             if unknown:
                 raise ParameterError(f"unknown sub-gradient setting(s) {', '.join(unknown)}; accepted: "
@@ -82,17 +83,15 @@ class L1M3N(Program):
         # the sub-gradient and factored routes keep no working set
         return self.algorithm == "cutting_plane"
 
-    def fit(self, oracle, **engine_kw):
-        """Algorithm 1 (the cutting-plane LP, default) or, with ``algorithm="subgradient"``, the projected
-        sub-gradient Algorithm 2 for P1′ (:func:`mmprog.engine.subgradient.fit_l1m3n`)."""
+    def fit(self, oracle, engine, **engine_kw):
+        """Algorithm 1 (the cutting-plane LP, default), the factored LP solved once (``algorithm="factored"``)
+        or, with ``algorithm="subgradient"``, the projected sub-gradient Algorithm 2 for P1′ with radius ``lam``
+        (the engine's ``max_iter`` is the number of passes)."""
         if self.algorithm == "subgradient":
-            from ..engine.subgradient import fit_l1m3n
-            return fit_l1m3n(self, oracle, **engine_kw)
+            return engine.subgradient(oracle, self.lam, self.subgradient, **engine_kw)
         if self.algorithm == "factored":
-            from ..engine.factored_lp import fit_factored
-            return fit_factored(self, oracle, **engine_kw)
-        from ..engine.loop import run
-        return run(self, oracle, **engine_kw)
+            return engine.factored_lp(self, oracle, **engine_kw)
+        return engine.cutting_plane(self, oracle, **engine_kw)
 
     def regulariser(self, w):
         return 0.5 * float(np.abs(w).sum())
@@ -101,6 +100,7 @@ class L1M3N(Program):
         m = pyo.ConcreteModel(name="l1m3n")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -121,6 +121,7 @@ class L1M3N(Program):
         """The Pyomo statement of the factored P1 LP (:mod:`mmprog.engine.factored_lp`): variables μ, ν, ξ and the
         Viterbi bounds V, A, G; its rows (``model.rows``) are written by :meth:`materialise`."""
         m = pyo.ConcreteModel(name="l1m3n_factored")
+        m.master_state = MasterState()
         m.factored = lp
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -190,27 +191,21 @@ class L1M3N(Program):
                 con.deactivate()
             added.append(con)
         ws.components.extend(added)
-        model._unsynced = getattr(model, "_unsynced", []) + [c for c in added if c.active]
+        model.master_state.unsynced += [c for c in added if c.active]
         return added
 
-    def solve(self, model, solver, **kw):
-        """With HiGHS, one persistent highspy object takes each round's rows as one CSR block (Pyomo's row
-        building cost 30 s per OCR round); with any other solver the Pyomo model is completed and solved."""
-        if solver.name == "highs" and getattr(model, "native", True):
-            from ..engine.highs_native import NativeLP
-            lp = getattr(model, "_native", None)
-            if lp is None:
-                d, s_ = model.dims.dim, model.dims.n_slacks
-                lp = model._native = NativeLP(
-                    cost=np.r_[np.full(2 * d, 0.5), np.full(s_, self.C * model.slack_scale)],
+    def master_form(self, model):
+        """P1's master is ``"lp_rows"``: its cut rows (μ − ν)ᵀΔF_r + ξ ≥ Δℓ_r are linear in ΔF, so a back end may
+        take each round's rows as one CSR block (HiGHS: Pyomo's row building cost 30 s per OCR round); with any
+        other solver the Pyomo model is completed and solved."""
+        return "lp_rows"
+
+    def native_lp(self, model):
+        d, s_ = model.dims.dim, model.dims.n_slacks
+        return dict(cost=np.r_[np.full(2 * d, 0.5), np.full(s_, self.C * model.slack_scale)],
                     lower=np.zeros(2 * d + s_), upper=np.full(2 * d + s_, np.inf),
                     variables=model.mu_list + model.nu_list + [model.xi[i] for i in range(s_)],
                     row_block=self._row_block(model))
-            status, model._alpha_native = lp.solve(model.ws, time_limit=kw.get("time_limit"))
-            model.solved_with = "highs-native"
-            return status
-        model._alpha_native = None
-        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
 
     def drop_cuts(self, model, positions):
         comps = model.ws.components
@@ -222,7 +217,7 @@ class L1M3N(Program):
         ws = model.ws
         w = values_of(model.mu_list) - values_of(model.nu_list)
         xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
-        native = getattr(model, "_alpha_native", None)
+        native = model.master_state.alpha_native
         if native is not None and getattr(model, "solved_with", None) == "highs-native":
             alpha = np.maximum(native, 0.0)
         else:
@@ -247,8 +242,8 @@ def p1_dual_model(arrays, name="l1m3n_dual"):
     for every feature k in the support of the cuts (for the others the rows read 0 ≤ ½). The multipliers of
     ``mu_bound``, ``nu_bound`` and ``budget`` are a primal solution μ, ν, ξ.
     """
-    m, alpha = _base_dual(arrays, name)
-    support = _support(arrays.F)
+    m, alpha = base_dual(arrays, name)
+    support = support_of(arrays.F)
     m.support = support
     m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
     Fc = arrays.F.tocsc()
@@ -285,7 +280,7 @@ def p1_subgradient_checks(ctx):
     res = ctx.result
     lam = float(res.params["lam"])
     l1 = float(np.abs(res.w).sum())
-    yield ctx.check("P1′ feasibility: ‖w‖₁ ≤ λ (the projection onto the ℓ1 ball)", l1, lam, 1e-9 * _scale(lam), "≤",
+    yield ctx.check("P1′ feasibility: ‖w‖₁ ≤ λ (the projection onto the ℓ1 ball)", l1, lam, 1e-9 * scale_of(lam), "≤",
                     reason=f"{int(np.count_nonzero(res.w))} non-zero weights")
     yield ctx.skip("strong duality, slackness, cross-solver (P1′)", "the projected sub-gradient method has no "
                    "master program or multipliers; verify P1 with the default algorithm=\"cutting_plane\"")
@@ -305,7 +300,7 @@ def p1_factored_checks(ctx):
     lp, x = m.factored, m.lp_solution
     w, xi = lp.split(x)
     P = p1_value(w, xi, lp.C)
-    scale = _scale(P)
+    scale = scale_of(P)
     yield ctx.check("factored LP: its value at the solution = ½‖w‖₁ + C Σξ (μ, ν split at the optimum)",
                     lp.objective(x), P, 1e-7 * scale)
     yield ctx.check("factored LP feasibility: token, transition, gold and final rows (max violation)",
@@ -319,7 +314,7 @@ def p1_factored_checks(ctx):
     else:
         yield ctx.check(stmt, lp.objective(x), lp.dual_objective(y), max(ctx.rtol, 1e-6) * scale)
         yield ctx.check("dual feasibility: reduced costs ≥ 0 on μ, ν, ξ, = 0 on V, A, G; y ≥ 0 on ≥ rows",
-                        lp.dual_infeasibility(y), 0.0, 1e-6 * _scale(lp.cost), "≤")
+                        lp.dual_infeasibility(y), 0.0, 1e-6 * scale_of(lp.cost), "≤")
     stmt = "second solver: the factored LP through Pyomo has the same optimum"
     others = [n for n, r in ctx.cross_solvers(ctx.program.problem_class) if r is None and n != "highs"]
     if lp.shape[0] > FACTORED_CROSS_CHECK_ROWS:
@@ -346,7 +341,7 @@ def p1_checks(ctx):
         yield from p1_factored_checks(ctx)
         return
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
+    w, xi, alpha = result_numbers(res, arrays)
     P = p1_value(w, xi, arrays.budget)
     g = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)      # Σ_r α_r ΔF_r
     box = float(max(np.abs(g).max(initial=0.0) - 0.5, 0.0))
@@ -354,19 +349,19 @@ def p1_checks(ctx):
     m = res.model
     mu = np.array([v.value or 0.0 for v in m.mu_list])
     nu = np.array([v.value or 0.0 for v in m.nu_list])
-    stated = float(pyo.value(_objective(m)))
+    stated = float(pyo.value(objective_of(m)))
     yield ctx.check("master model: Pyomo objective at the loaded point = ½Σ(μ+ν) + C·s·Σξ", stated,
-                    0.5 * float((mu + nu).sum()) + arrays.budget * float(xi.sum()), 1e-9 * _scale(P))
-    tol = max(ctx.rtol, 1e-7) * _scale(P)
+                    0.5 * float((mu + nu).sum()) + arrays.budget * float(xi.sum()), 1e-9 * scale_of(P))
+    tol = max(ctx.rtol, 1e-7) * scale_of(P)
     yield ctx.check("strong duality: P1 value ½‖w‖₁ + C·s·Σξ = Σ α Δℓ of the solver's own duals", P,
                     float(alpha @ arrays.dl), tol, reason=f"α from {res.solver}")
     # the sub-gradient conditions of ½‖w‖₁: Σ α ΔF_k ∈ ½ ∂|w_k|
-    nz = np.abs(w) > 1e-7 * _scale(w)
+    nz = np.abs(w) > 1e-7 * scale_of(w)
     sg = float(np.abs(g[nz] - 0.5 * np.sign(w[nz])).max(initial=0.0))
     yield ctx.check("stationarity (sub-gradient): Σ α ΔF_k = ½ sign(w_k) where w_k ≠ 0 (max deviation)", sg, 0.0,
-                    1e-6 * _scale(arrays.dl), reason=f"{int(nz.sum())} non-zero weights of {len(w)}")
+                    1e-6 * scale_of(arrays.dl), reason=f"{int(nz.sum())} non-zero weights of {len(w)}")
     yield ctx.check("stationarity (sub-gradient): |Σ α ΔF_k| ≤ ½ for every k", float(np.abs(g).max(initial=0.0)),
-                    0.5, 1e-6 * _scale(arrays.dl), "≤")
+                    0.5, 1e-6 * scale_of(arrays.dl), "≤")
     extra = (mu * (0.5 - g), nu * (0.5 + g))
     yield from slackness_checks(ctx, arrays, w, xi, alpha, extra)
     yield sparsity_check(ctx, arrays, w, xi, alpha)
@@ -378,16 +373,16 @@ def p1_checks(ctx):
         yield ctx.skip(stmt, "the working set is empty")
     else:
         dm = p1_dual_model(arrays)
-        D = _solve(dm, name)
+        D = solve_value(dm, name)
         yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
         # the LP dual's own multipliers are a primal solution (μ, ν, ξ): feasible, with the primal optimum
         mu_d = np.zeros_like(w)
         nu_d = np.zeros_like(w)
         K = list(dm.K)
-        mu_d[K] = _duals_of(dm, [dm.mu_bound[k] for k in K])
-        nu_d[K] = _duals_of(dm, [dm.nu_bound[k] for k in K])
+        mu_d[K] = duals_of(dm, [dm.mu_bound[k] for k in K])
+        nu_d[K] = duals_of(dm, [dm.nu_bound[k] for k in K])
         xi_d = np.zeros(arrays.n_slacks)
-        xi_d[list(dm.SLACKS)] = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+        xi_d[list(dm.SLACKS)] = duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
         w_d = mu_d - nu_d
         yield ctx.check("dual of the dual: multipliers (μ, ν, ξ) of mu_bound, nu_bound, budget give the P1 optimum",
                         0.5 * float((mu_d + nu_d).sum()) + arrays.budget * float(xi_d.sum()), P, tol,
@@ -395,5 +390,5 @@ def p1_checks(ctx):
         viol = float(max((arrays.dl - arrays.F @ w_d - xi_d[arrays.slack]).max(initial=0.0),
                          -min(mu_d.min(), nu_d.min(), xi_d.min(initial=0.0)), 0.0))
         yield ctx.check("dual of the dual: those (μ, ν, ξ) are primal feasible (max violation ≤ 0)", viol, 0.0,
-                        1e-6 * _scale(arrays.dl), "≤", reason=f"dual by {name}")
+                        1e-6 * scale_of(arrays.dl), "≤", reason=f"dual by {name}")
     yield from cross_solver_checks(ctx)

@@ -34,16 +34,16 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (Check, Duality, _base_dual, _scale, _solve, _support, cross_solver_checks, duality_for,
+from .statements import (Check, Duality, base_dual, scale_of, solve_value, support_of, cross_solver_checks, duality_for,
                        feasibility_checks, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import MMProgError, ParameterError, check_param
 from ..solvers import ProblemClass
-from ..engine.highs_native import GramDualQP
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 # ``master="auto"``: the primal (readable; HiGHS's active-set QP copes) up to this many joint features, the Gram
 # dual above — the same rule as ``m3n``
 from .m3n import AUTO_DUAL_DIM as AUTO_PRIMAL_DIM
-from ..engine.working_set import WorkingSet, values_of
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 def scaled_gram(F, D, rows=None):
@@ -130,14 +130,15 @@ class DiagonalM3N(Program):
         else:
             # the Gram matrix of every cut changes: the native HiGHS object re-takes its Hessian, the Pyomo
             # statement is re-written on the next materialise
-            model._gram_stale = True
-            model._quad_done = 0
+            model.master_state.gram_stale = True
+            model.master_state.quad_done = 0
 
     # --- building -------------------------------------------------------------------------------------
     def build(self, dims: Dims):
         m = pyo.ConcreteModel(name=f"{self.name}_{self.resolved_master(dims)}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.master = self.resolved_master(dims)
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
@@ -156,7 +157,7 @@ class DiagonalM3N(Program):
             m.quadratic = pyo.Expression(expr=0.0)
             m.objective = pyo.Objective(expr=m.linear - m.quadratic, sense=pyo.maximize)
             m.alpha_of_slack = {}
-            m._quad_done = 0
+            m.master_state.quad_done = 0
         return m
 
     def _xi_sum(self, m):
@@ -205,7 +206,7 @@ class DiagonalM3N(Program):
         if getattr(m, "master", None) != "dual":
             return
         ws = m.ws
-        done = getattr(m, "_quad_done", 0)
+        done = m.master_state.quad_done
         if done == 0:
             m.quadratic.set_value(0.0)
         new = list(range(done, ws.size))
@@ -221,19 +222,32 @@ class DiagonalM3N(Program):
             nz = np.nonzero(row[:pos])[0]
             terms.extend(float(row[q]) * alpha[q] * a for q in nz)
         m.quadratic.set_value(m.quadratic.expr + pyo.quicksum(terms))
-        m._quad_done = ws.size
+        m.master_state.quad_done = ws.size
+
+    def master_form(self, model):
+        """The dual master is ``"gram_dual"`` with G_D = ΔF diag(D) ΔFᵀ: with HiGHS, one persistent highspy object
+        built from the same arrays, the objective rescaled when G_D's diagonal is small and a per-solve time guard
+        (:meth:`gram_dual_options`); anything else through Pyomo."""
+        self._metric = model.metric
+        return "gram_dual" if model.master == "dual" else None
+
+    #: the metric-scaled masters take the native HiGHS route only (DAQP's was measured on P0's masters; any other
+    #: solver reads the Pyomo model), whatever ``model.native`` says
+    native_solvers = ("highs",)
+
+    def native_ok(self, model, solver):
+        return solver.name in self.native_solvers
+
+    def gram_rows(self, model, rows):
+        """Rows of G_D = ΔF diag(D) ΔFᵀ for the model's current metric D."""
+        return _scaled_gram_rows(model, rows)
+
+    def gram_dual_options(self):
+        return {"rescale": True, "time_limit": QP_TIME_LIMIT}
 
     def solve(self, model, solver, **kw):
-        """The dual master with HiGHS goes through one persistent highspy object built from the same arrays
-        (:class:`~mmprog.engine.highs_native.GramDualQP` with G_D, the objective rescaled when G_D's diagonal is
-        small and a per-solve time guard); anything else through Pyomo."""
         self._metric = model.metric
-        if model.master == "dual" and solver.name == "highs":
-            qp = GramDualQP.of(model, _scaled_gram_rows, rescale=True, time_limit=QP_TIME_LIMIT)
-            status = qp.solve(model, **kw)
-            model.solved_with = "highs"
-            return status
-        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+        return super().solve(model, solver, **kw)
 
     # --- reading back -----------------------------------------------------------------------------------
     def read_solution(self, model):
@@ -266,7 +280,7 @@ class DiagonalM3N(Program):
         return {"master": model.master}
 
 
-def _engine_kw(kw, deadline):
+def inner_run_settings(kw, deadline):
     """Engine settings for one inner cutting-plane run, with what is left of the wall-clock budget."""
     out = dict(kw)
     out.pop("model", None)
@@ -317,12 +331,11 @@ class LapM3N(DiagonalM3N):
         """(7): σₖ ← √(⟨wₖ²⟩/λ) with ⟨wₖ²⟩ = σₖ + ⟨wₖ⟩² (posterior variance plus squared mean)."""
         return np.sqrt((sigma + np.asarray(w) ** 2) / self.lam)
 
-    def fit(self, oracle, **engine_kw):
+    def fit(self, oracle, engine, **engine_kw):
         """Algorithm 1: ``n_iter`` QP (6) solves by the cutting-plane engine on one kept model, Σ updated by (7)
         in between. Returns the last engine run with the posterior mean as ``solution.w`` and, in
         ``solution.extra``: ``sigma`` (posterior variances of the last step), ``sigma_history`` (n_iter, dim),
         ``variational_history`` (one dict per step)."""
-        from ..engine.loop import run
         t_start = time.perf_counter()
         time_limit = engine_kw.get("time_limit")
         deadline = None if time_limit is None else t_start + time_limit
@@ -338,7 +351,7 @@ class LapM3N(DiagonalM3N):
             if model is not None:
                 self.set_metric(model, sigma)
             sigmas.append(sigma.copy())
-            er = run(self, oracle, model=model, w0=w, **_engine_kw(engine_kw, deadline))
+            er = engine.cutting_plane(self, oracle, model=model, w0=w, **inner_run_settings(engine_kw, deadline))
             model, w = er.model, er.solution.w
             history.extend(er.history)
             for k in timings:
@@ -377,9 +390,9 @@ def metric_dual_model(arrays, D, name="diag_m3n_dual"):
 
     ½ Σ wₖ²/Dₖ = ½ ηᵀDη with η = Σ α ΔF, so this is max Σ α Δℓ − ½ αᵀ(ΔF D ΔFᵀ)α; ``w`` is the posterior mean
     D Σ α Δf. Features with Dₖ = 0 are pinned to wₖ = 0 and left out."""
-    m, alpha = _base_dual(arrays, name)
+    m, alpha = base_dual(arrays, name)
     D = np.asarray(D, dtype=np.float64)
-    support = np.array([k for k in _support(arrays.F) if D[k] > 0], dtype=np.int64)
+    support = np.array([k for k in support_of(arrays.F) if D[k] > 0], dtype=np.int64)
     m.support = support
     m.metric = D
     m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
@@ -417,14 +430,14 @@ def metric_checks(ctx, label):
     w, xi = np.asarray(sol.w, dtype=np.float64), np.asarray(sol.xi, dtype=np.float64)
     alpha = np.asarray(sol.alpha, dtype=np.float64)[arrays.positions] if len(arrays.positions) else np.zeros(0)
     P = metric_value(w, xi, arrays.budget, D)
-    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    tol = max(ctx.rtol, 1e-5) * scale_of(P)
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     yield ctx.check(f"strong duality: {label} value ½wᵀD⁻¹w + C·s·Σξ = Σ α Δℓ − ½ ηᵀDη (η = Σ α ΔF) of the "
                     f"master's multipliers", P, metric_dual_value(arrays, alpha, D), tol,
                     reason=f"α from {res.solver}, D = model.metric in [{D.min():.3g}, {D.max():.3g}]")
     eta = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)
     yield ctx.check("stationarity: w = D Σ_r α_r ΔF_r (posterior mean; ‖·‖∞)", float(np.abs(w - D * eta).max(
-        initial=0.0)), 0.0, 1e-5 * _scale(w, D * eta))
+        initial=0.0)), 0.0, 1e-5 * scale_of(w, D * eta))
     yield from slackness_checks(ctx, arrays, w, xi, alpha)
     yield sparsity_check(ctx, arrays, w, xi, alpha)
     name, why = ctx.solver_for("QP", need_duals=True)
@@ -433,15 +446,15 @@ def metric_checks(ctx, label):
         yield ctx.skip(stmt, why or "the working set is empty")
     else:
         dm = metric_dual_model(arrays, D, name=f"{ctx.name}_dual")
-        yield ctx.check(stmt, P, _solve(dm, name), tol, reason=f"dual solved by {name}")
+        yield ctx.check(stmt, P, solve_value(dm, name), tol, reason=f"dual solved by {name}")
         w_d = np.zeros_like(w)
         w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
         yield ctx.check("the explicit dual's w = D Σ α ΔF equals the master's w (‖·‖∞)",
-                        float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+                        float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * scale_of(w), reason=f"dual by {name}")
     yield from cross_solver_checks(ctx)
 
 
-def _bracket(res):
+def value_bracket(res):
     """[lower, upper] of a cutting-plane result: the master optimum and the best full objective seen."""
     lo = float(res.primal_objective)
     up = float(getattr(res, "upper_bound", lo))
@@ -469,16 +482,15 @@ def lapm3n_theorem3(ctx):
     if ctx.dataset is None or not hist:
         yield ctx.skip(stmt, "needs the training data and the variational history")
         return
-    import mmprog
     res = ctx.result
     try:
-        m = mmprog.fit(ctx.dataset, program="m3n", C=res.params["C"], slack=res.slack, eps=1e-4)
+        m = ctx.fit(ctx.dataset, program="m3n", C=res.params["C"], slack=res.slack, eps=1e-4)
     except MMProgError as e:
         yield Check(ctx.name, stmt, None, None, None, None, "fail", f"m3n: {e}")
         return
     first = hist[0]
     lo = max(first["objective"], m.primal_objective)
-    up = min(first.get("upper_bound", first["objective"]), _bracket(m)[1])
-    yield ctx.check(stmt, lo, up, 1e-6 * _scale(up), "≤",
+    up = min(first.get("upper_bound", first["objective"]), value_bracket(m)[1])
+    yield ctx.check(stmt, lo, up, 1e-6 * scale_of(up), "≤",
                     reason=f"step 1 in [{first['objective']:.8g}, {first.get('upper_bound', np.nan):.8g}], M³N in "
-                           f"[{m.primal_objective:.8g}, {_bracket(m)[1]:.8g}]")
+                           f"[{m.primal_objective:.8g}, {value_bracket(m)[1]:.8g}]")

@@ -24,19 +24,14 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (Check, Duality, _base_dual, _duals_of, _objective, _result_numbers, _scale, _solve, _support,
+from .statements import (Check, Duality, base_dual, duals_of, objective_of, result_numbers, scale_of, solve_value, support_of,
                        cross_solver_checks, duality_for, feasibility_checks, rebuild_master, slackness_checks,
                        sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from ..engine.daqp_native import GramDualDAQP
-from ..engine.highs_native import GramDualQP
-from .base import Dims, Program, Solution, register
-from ..engine.working_set import WorkingSet, values_of
-
-def _gram_rows(model, rows):
-    """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far (:class:`GramDualQP`)."""
-    return model.ws.gram_rows(rows)
+from .base import Dims, MasterState, Program, Solution, register
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 #: above this many joint features ``master="auto"`` takes the Gram dual (its size depends on the cuts only)
@@ -93,6 +88,7 @@ class M3N(Program):
         m = pyo.ConcreteModel(name=f"m3n_{self.resolved_master(dims)}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.master = self.resolved_master(dims)
         # objective weight of ξ: the 1-slack ξ stands for the sum of n per-example slacks
         m.slack_scale = float(dims.n) / dims.n_slacks
@@ -124,7 +120,7 @@ class M3N(Program):
 
     def _add_primal(self, m, cuts):
         added = self.add_cut_rows(m, cuts, m.w_list)
-        m._unsynced = getattr(m, "_unsynced", []) + added
+        m.master_state.unsynced += added
         return added
 
     def _add_dual(self, m, cuts, positions):
@@ -138,7 +134,7 @@ class M3N(Program):
         m = model
         if getattr(m, "master", None) != "dual":
             return
-        done = getattr(m, "_quad_done", 0)
+        done = m.master_state.quad_done
         ws = m.ws
         if done >= ws.size:
             return
@@ -154,26 +150,18 @@ class M3N(Program):
             nz = np.nonzero(row[:pos])[0]
             quad_terms.extend(float(row[q]) * all_alpha[q] * a for q in nz)
         m.quadratic.expr = m.quadratic.expr + pyo.quicksum(quad_terms)
-        m._quad_done = ws.size
+        m.master_state.quad_done = ws.size
 
-    def solve(self, model, solver, **kw):
-        """Solve the master. The Gram dual with DAQP is solved from G, Δℓ and the budgets on a shrinking working
-        set (:class:`~mmprog.engine.daqp_native.GramDualDAQP`, exact by a KKT check of the whole master). The
-        Gram dual with HiGHS is handed over from the same arrays the Pyomo model was
-        built from (G, Δℓ, the budgets), through one persistent highspy object that gets one column and one
-        Hessian row per cut (:class:`~mmprog.engine.highs_native.GramDualQP`): Pyomo's interfaces re-walk the
-        whole ½αᵀGα expression (r² terms) on every solve. The Pyomo model stays the statement of the program (export,
-        show, any other solver) and the α values are loaded back into it; a test checks both routes agree."""
-        if not (model.master == "dual" and getattr(model, "native", True) and solver.name == "daqp"):
-            model._alpha_loaded = None      # another route writes the α variables (see GramDualDAQP.solve)
-        if model.master == "dual" and getattr(model, "native", True):
-            if solver.name == "highs":
-                model.solved_with = "highs"
-                return GramDualQP.of(model, _gram_rows).solve(model, **kw)
-            if solver.name == "daqp":
-                model.solved_with = "daqp"
-                return GramDualDAQP.of(model, _gram_rows).solve(model, **kw)
-        return super().solve(model, solver, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
+    def master_form(self, model):
+        """The Gram dual is ``"gram_dual"``: a back end may solve it from G, Δℓ and the budgets (DAQP on a
+        shrinking working set, HiGHS through one persistent object); the Pyomo model stays the statement of the
+        program (export, show, any other solver) and the α values are loaded back into it; a test checks the
+        routes agree."""
+        return "gram_dual" if model.master == "dual" else None
+
+    def gram_rows(self, model, rows):
+        """Rows ⟨ΔF_p, ΔF_q⟩ of P0's Gram matrix, p in ``rows``, against every cut so far."""
+        return model.ws.gram_rows(rows)
 
     def drop_cuts(self, model, positions):
         self.drop_alpha_or_rows(model, positions)
@@ -188,7 +176,7 @@ class M3N(Program):
             margins = ws.dF() @ w if ws.size else np.zeros(0)
             xi = values_of([model.xi[i] for i in range(n_slacks)])
         else:
-            daqp = getattr(model, "_gram_daqp", None)
+            daqp = model.master_state.gram_daqp
             if daqp is not None and getattr(model, "solved_with", None) == "daqp" and len(daqp.alpha) == ws.size:
                 # the α DAQP just loaded into the Pyomo variables, without reading r variables back (O(r) Python a
                 # round: 1.1 s of the 504 OCR fold-0 rounds)
@@ -196,10 +184,10 @@ class M3N(Program):
             else:
                 alpha = values_of(ws.components) if ws.size else np.zeros(0)
             alpha = np.maximum(alpha, 0.0)       # interior-point iterates may sit a hair below the bound
-            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-            spare, model.w_spare = getattr(model, "w_spare", None), None
+            # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+            spare, model.master_state.w_spare = model.master_state.w_spare, None
             w = ws.tdot(alpha, out=spare) if ws.size else np.zeros(model.dims.dim)
-            gram = getattr(getattr(model, "_gram_daqp", None), "G", None)
+            gram = None if model.master_state.gram_daqp is None else model.master_state.gram_daqp.G
             if gram is not None and gram.shape[0] == ws.size:
                 # ΔF w = ΔF ΔFᵀ α = G α: (r, r) instead of reading every ΔF row again (r × dim)
                 margins = gram @ alpha
@@ -244,8 +232,8 @@ def p0_dual_model(arrays, name="m3n_dual"):
         ``objective``;
         ``model.support`` holds the feature indices of ``w``.
     """
-    m, alpha = _base_dual(arrays, name)
-    support = _support(arrays.F)
+    m, alpha = base_dual(arrays, name)
+    support = support_of(arrays.F)
     m.support = support
     m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
     m.w = pyo.Var(m.K, initialize=0.0)
@@ -305,26 +293,26 @@ def p0_checks(ctx, master_kw=None, theorem3=True):
     ``theorem3=False`` leaves out the ICML 2008 statements (prediction through the result's own map)."""
     res = ctx.result
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
+    w, xi, alpha = result_numbers(res, arrays)
     P = p0_value(w, xi, arrays.budget)
     master = getattr(res.model, "master", "primal")
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     # the value the Pyomo model itself states at the loaded point
     ctx.program.materialise(res.model)
-    stated = float(pyo.value(_objective(res.model)))
+    stated = float(pyo.value(objective_of(res.model)))
     if master == "primal":
         yield ctx.check("master model: Pyomo objective at the loaded point = ½‖w‖² + C·s·Σξ", stated, P,
-                        1e-9 * _scale(P))
+                        1e-9 * scale_of(P))
     else:
         yield ctx.check("Gram dual master: Pyomo objective at the loaded α = Σα Δℓ − ½‖Σ α ΔF‖²", stated,
-                        p0_dual_value(arrays, alpha), 1e-9 * _scale(P))
+                        p0_dual_value(arrays, alpha), 1e-9 * scale_of(P))
     # QP solvers (HiGHS active set, Ipopt) stop at ~1e-7 dual feasibility; times the 1-slack budget C·n this is
     # ~1e-6 of the objective, so values compared across QP solves get 1e-5 relative
-    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    tol = max(ctx.rtol, 1e-5) * scale_of(P)
     yield ctx.check(f"strong duality: P0 value ½‖w‖² + C·s·Σξ = D(α) of the {master} master's multipliers", P,
                     p0_dual_value(arrays, alpha), tol, reason=f"α from {res.solver}")
     yield ctx.check("stationarity: w = Σ_r α_r ΔF_r (‖·‖∞)", float(np.abs(w - arrays.F.T @ alpha).max(initial=0)),
-                    0.0, 1e-5 * _scale(w))
+                    0.0, 1e-5 * scale_of(w))
     yield from slackness_checks(ctx, arrays, w, xi, alpha)
     yield sparsity_check(ctx, arrays, w, xi, alpha)
     # the explicit dual model, solved on its own
@@ -335,23 +323,23 @@ def p0_checks(ctx, master_kw=None, theorem3=True):
         yield from cross_solver_checks(ctx, **(master_kw or {}))
         return
     dm = p0_dual_model(arrays)
-    D = _solve(dm, name)
+    D = solve_value(dm, name)
     yield ctx.check(stmt, P, D, tol, reason=f"dual solved by {name}")
     w_d = np.zeros_like(w)
     w_d[dm.support] = [pyo.value(dm.w[int(k)]) for k in dm.support]
     yield ctx.check("Theorem 3: posterior mean E[w] = Σ α Δf of the dual equals the primal w (‖·‖∞)",
-                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w), reason=f"dual by {name}")
+                    float(np.abs(w_d - w).max(initial=0.0)), 0.0, 1e-4 * scale_of(w), reason=f"dual by {name}")
     xi_d = np.zeros(arrays.n_slacks)
-    bd = _duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
+    bd = duals_of(dm, [dm.budget[i] for i in dm.SLACKS])
     xi_d[list(dm.SLACKS)] = bd
     yield ctx.check("dual of the dual: budget multipliers = the primal slacks ξ (‖·‖∞)",
-                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * _scale(xi, arrays.dl),
+                    float(np.abs(xi_d - xi).max(initial=0.0)), 0.0, 1e-4 * scale_of(xi, arrays.dl),
                     reason=f"dual by {name}")
     if not theorem3:
         yield from cross_solver_checks(ctx, **(master_kw or {}))
         return
     tm = theorem3_model(arrays)
-    T = _solve(tm, name)
+    T = solve_value(tm, name)
     yield ctx.check("Theorem 3 (ICML 2008) as stated, Σ_y αᵢ(y) = C·s including y = yᵢ: optimum = P0 value",
                     T, P, tol, reason=f"solved by {name}")
     if ctx.dataset is not None:

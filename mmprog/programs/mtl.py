@@ -51,12 +51,13 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from numba import njit
 
-from ..duality import (Check, Duality, _objective, _result_numbers, _scale, cross_solver_checks, duality_for,
+from .statements import (Check, Duality, objective_of, result_numbers, scale_of, cross_solver_checks, duality_for,
                        feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import ParameterError, SolverError, SolverUnavailable
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
-from ..engine.working_set import WorkingSet, values_of
+from .base import Dims, MasterState, Program, Solution, register
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 #: A template weight below this is reported as "removed" (the threshold of the paper's section 3.3).
 REMOVED_BELOW = 1e-5
@@ -150,7 +151,7 @@ def template_combination(ws, alpha, mu, groups, out=None):
     mu : ndarray, shape (m,)
     groups : ndarray of int, shape (dim,)
     out : ndarray of float64, shape (dim,), optional
-        Written over (the engine's previous w, ``model.w_spare``), so the round holds one w, not two.
+        Written over (the engine's previous w, ``model.master_state.w_spare``), so the round holds one w, not two.
 
     Returns
     -------
@@ -397,7 +398,7 @@ class TemplateNormsOfLastSolution:
         self._norms_of = (w, norms)
         return norms
 
-    def _group_norms(self, w):
+    def group_norms(self, w):
         kept = getattr(self, "_norms_of", None)
         if kept is not None and kept[0] is w:
             return kept[1]
@@ -452,7 +453,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         groups = getattr(self, "_groups", None)
         if groups is None or len(groups) != len(w):
             return 0.5 * float(np.dot(w, w))
-        return 0.5 * float(self._group_norms(w).sum()) ** 2
+        return 0.5 * float(self.group_norms(w).sum()) ** 2
 
     # ------------------------------------------------------------------------------------------
     def build(self, dims: Dims):
@@ -461,6 +462,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         m = pyo.ConcreteModel(name=f"mtl_{self.form}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.form = self.form
         m.template_names = names
         m.groups = groups
@@ -478,7 +480,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
             m.quad = pyo.Constraint(m.templates, rule=lambda mm, j: mm.half_quad[j] - mm.theta <= 0)
             m.objective = pyo.Objective(expr=m.linear - m.theta, sense=pyo.maximize)
             m.alpha_of_slack = {}
-            m._quad_done = 0
+            m.master_state.quad_done = 0
         else:
             _build_primal_socp(m, dims, groups, len(names))
         return m
@@ -503,7 +505,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         if getattr(model, "form", None) != "dual":
             return
         ws, gram = model.ws, model.gram
-        done = model._quad_done
+        done = model.master_state.quad_done
         if done >= ws.size:
             return
         gram.grow(ws)
@@ -520,20 +522,24 @@ class MTL(Program, TemplateNormsOfLastSolution):
                 terms.extend(float(row[t]) * alphas[t] * a for t in nz)
             if terms:
                 model.half_quad[j].set_value(model.half_quad[j].expr + pyo.quicksum(terms))
-        model._quad_done = ws.size
+        model.master_state.quad_done = ws.size
+
+    def master_form(self, model):
+        """The dual form (6) is ``"qcqp_dual"``: with Ipopt (and ``native``) it is solved from its arrays (see the
+        module docstring, :meth:`solve_native`); otherwise the Pyomo model, materialised, through the solver."""
+        return "qcqp_dual" if model.form == "dual" else None
+
+    def native_ok(self, model, solver):
+        return self.native
 
     def solve(self, model, solver, **kw):
-        """Solve the master. Dual form with Ipopt (and ``native``): from the arrays (see the module docstring);
-        otherwise the Pyomo model, materialised, through ``solver``."""
-        if model.form == "dual" and solver.name == "ipopt" and self.native:
-            return self._solve_native(model, kw.get("raise_on_failure", True), kw.get("time_limit"))
         self.materialise(model)
         status = solver.solve(model, **{k: v for k, v in kw.items() if k in ("options", "time_limit")})
-        model._native_mu = None
+        model.master_state.native_mu = None
         return status
 
-    def _solve_native(self, model, raise_on_failure=True, time_limit=None):
-        from ..solvers.base import SolveStatus, _finish
+    def solve_native(self, model, time_limit=None, raise_on_failure=True):
+        from ..solvers.base import SolveStatus, finish_solve
         from ..solvers.ipopt import IPOPT_STATUS
         ws, gram = model.ws, model.gram
         gram.grow(ws)
@@ -550,11 +556,11 @@ class MTL(Program, TemplateNormsOfLastSolution):
                              f"Ipopt {name}: {info['message']}", info["solver_time"],
                              float(alpha @ ws.dl_array()[act] - theta))
         # Ipopt's "acceptable level" (1e-7 instead of 1e-10) is kept with a warning rather than ending a long run
-        _finish("ipopt", status, raise_on_failure and info["status"] != 1)
+        finish_solve("ipopt", status, raise_on_failure and info["status"] != 1)
         for p, a in zip(act, alpha):
             ws.components[p].set_value(float(a), skip_validation=True)
         model.theta.set_value(theta)
-        model._native_mu = mu
+        model.master_state.native_mu = mu
         model.solved_with = "ipopt"
         return status
 
@@ -569,7 +575,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
             norms = np.sqrt(group_sq_norms(values_of(model.w_list), model.groups, model.gram.m))
             tot = norms.sum()
             return (norms / tot if tot > 0 else np.full(model.gram.m, 1.0 / model.gram.m)), 1.0
-        mu = getattr(model, "_native_mu", None)
+        mu = model.master_state.native_mu
         if mu is None:
             from ..solvers import duals
             mu = duals(model, [model.quad[j] for j in model.templates], getattr(model, "solved_with", None))
@@ -588,8 +594,8 @@ class MTL(Program, TemplateNormsOfLastSolution):
         mu, mu_sum = self.template_weights_of(model)
         if model.form == "dual":
             alpha = feasible_alpha(values_of(ws.components), ws, budget) if ws.size else np.zeros(0)
-            # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-            spare, model.w_spare = getattr(model, "w_spare", None), None
+            # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+            spare, model.master_state.w_spare = model.master_state.w_spare, None
             w = template_combination(ws, alpha, mu, groups, out=spare)      # (7): wⱼ = μⱼ Σᵣ αᵣ ΔF̄_{r,j}
             # wᵀΔF̄_r = Σⱼ μⱼ (Qʲα)_r: the margins from the Gram matrices, without another pass over the cut rows
             margins = mu @ gram.products(alpha) if ws.size else np.zeros(0)
@@ -627,7 +633,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
         ws = model.ws
         act = np.nonzero(ws.active_mask())[0]
         if len(act):
-            from ..engine.cuts import Cuts
+            from ..cuts import Cuts
             cuts = Cuts(ws.example_array()[act], ws.dF()[act], ws.dl_array()[act])
             other.add_cuts(twin, cuts)
         other.materialise(twin)
@@ -638,7 +644,7 @@ class NegatedRows:
     """The cut vectors pʳ = −ΔF̄_r of the paper, as a read-only view of the working set's ΔF̄ rows (no copy of the
     cut data, which the results would otherwise duplicate every round).
 
-    Built on a :class:`~mmprog.engine.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
+    Built on a :class:`~mmprog.cuts.working_set.RowsSnapshot` (the rows of the solution's round, stacked on the
     first use: a fit reads them only for checks and exports; an error if ``drop_after`` / ``max_cuts`` released some
     of them since) or on a matrix.
 
@@ -749,7 +755,7 @@ def template_grams(arrays, groups, m):
     return out
 
 
-def _group_norms(w, groups, m):
+def group_norms(w, groups, m):
     return np.sqrt(group_sq_norms(w, groups, m))
 
 
@@ -772,15 +778,15 @@ def mtl_checks(ctx):
     groups = np.asarray(model.groups)
     m_t = int(len(model.template_names))
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
-    norms = _group_norms(w, groups, m_t)
+    w, xi, alpha = result_numbers(res, arrays)
+    norms = group_norms(w, groups, m_t)
     P = 0.5 * float(norms.sum()) ** 2 + arrays.budget * float(xi.sum())
     Q = template_grams(arrays, groups, m_t)
     quad = 0.5 * np.einsum("jrs,r,s->j", Q, alpha, alpha) if len(alpha) else np.zeros(m_t)
     theta = float(quad.max(initial=0.0))
     D = float(alpha @ arrays.dl) - theta
     mu = np.asarray(res.extra.get("template_weights", np.full(m_t, np.nan)), dtype=np.float64)
-    tol = max(ctx.rtol, 1e-5) * _scale(P)
+    tol = max(ctx.rtol, 1e-5) * scale_of(P)
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     yield ctx.check("strong duality: (5) value ½(Σⱼ‖wⱼ‖)² + C·s·Σξ = (6) value Σ α Δℓ − maxⱼ ½αᵀQʲα "
                     "(Qʲ recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")
@@ -791,9 +797,9 @@ def mtl_checks(ctx):
                     "≤")
     gamma = float(norms.sum())
     yield ctx.check("recovery (7): ‖wⱼ‖ = μⱼ Σₗ‖wₗ‖ for every template (max deviation)",
-                    float(np.abs(norms - mu * gamma).max(initial=0.0)), 0.0, 1e-5 * _scale(norms, gamma))
+                    float(np.abs(norms - mu * gamma).max(initial=0.0)), 0.0, 1e-5 * scale_of(norms, gamma))
     yield ctx.check("complementary slackness of (6): μⱼ (θ − ½αᵀQʲα) = 0 (max)",
-                    float(np.abs(mu * (theta - quad)).max(initial=0.0)), 0.0, 1e-5 * _scale(theta))
+                    float(np.abs(mu * (theta - quad)).max(initial=0.0)), 0.0, 1e-5 * scale_of(theta))
     yield from slackness_checks(ctx, arrays, w, xi, alpha)
     yield sparsity_check(ctx, arrays, w, xi, alpha)
     # the other form, built by the program on the same working set and solved on its own
@@ -810,12 +816,12 @@ def mtl_checks(ctx):
         try:
             from ..solvers import get_solver
             get_solver(name).solve(other)
-            v = float(pyo.value(_objective(other)))
-            yield ctx.check(stmt, P, v, 1e-5 * _scale(P), reason=f"solved by {name}")
+            v = float(pyo.value(objective_of(other)))
+            yield ctx.check(stmt, P, v, 1e-5 * scale_of(P), reason=f"solved by {name}")
             if other.form == "primal":
                 w5 = np.array([x.value or 0.0 for x in other.w_list])
                 yield ctx.check("recovery (7): w of (6) via μⱼ Σ α ΔFⱼ = w of (5) solved directly (‖·‖∞)",
-                                float(np.abs(w5 - w).max(initial=0.0)), 0.0, 1e-4 * _scale(w),
+                                float(np.abs(w5 - w).max(initial=0.0)), 0.0, 1e-4 * scale_of(w),
                                 reason=f"(5) by {name}; the cone's tip makes interior points less exact")
         except (SolverError, SolverUnavailable) as e:
             yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
@@ -823,7 +829,7 @@ def mtl_checks(ctx):
         stmt = "(6) through Pyomo's writer (native=False) = (6) from Ipopt's arrays, same working set"
         try:
             _, sol = rebuild_master(res, "ipopt", native=False)
-            yield ctx.check(stmt, sol.objective, P, 1e-5 * _scale(P))
+            yield ctx.check(stmt, sol.objective, P, 1e-5 * scale_of(P))
         except (SolverError, SolverUnavailable) as e:
             yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))
     yield from cross_solver_checks(ctx)

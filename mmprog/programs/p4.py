@@ -18,13 +18,14 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..duality import (Check, Duality, _base_dual, _objective, _rebuild_as, _result_numbers, _scale, _solve, _support,
+from .statements import (Check, Duality, base_dual, objective_of, rebuild_as, result_numbers, scale_of, solve_value, support_of,
                        cross_solver_checks, duality_for, feasibility_checks, slackness_checks, sparsity_check,
                        working_set_arrays)
 from ..exceptions import MMProgError, SolverError, SolverUnavailable, check_param
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
-from ..engine.working_set import WorkingSet, values_of
+from .base import Dims, MasterState, Program, Solution, register
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 @register("p4")
@@ -62,6 +63,7 @@ class P4(Program):
         m = pyo.ConcreteModel(name="p4")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
@@ -130,8 +132,8 @@ def p4_dual_model(arrays, lam, dim, name="p4_dual"):
                         budget[i]:      Σ_{r∈Sᵢ} α_r ≤ C·s
 
     with K = ``dim`` the number of joint features (all of them, also those no cut touches)."""
-    m, alpha = _base_dual(arrays, name)
-    support = _support(arrays.F)
+    m, alpha = base_dual(arrays, name)
+    support = support_of(arrays.F)
     m.support = support
     m.K = pyo.Set(initialize=[int(k) for k in support], ordered=True)
     m.s = pyo.Var(domain=pyo.NonNegativeReals, initialize=0.0)
@@ -173,25 +175,25 @@ def p4_checks(ctx):
     res = ctx.result
     lam = float(res.params["lam"])
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
+    w, xi, alpha = result_numbers(res, arrays)
     K = len(w)
     P = p4_value(w, xi, arrays.budget, lam)
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
-    stated = float(pyo.value(_objective(res.model)))
+    stated = float(pyo.value(objective_of(res.model)))
     t = res.extra.get("t")
     if t is not None:
         yield ctx.check("l1_bound is tight at the optimum: t = ‖w‖₁", float(t), float(np.abs(w).sum()),
-                        1e-6 * _scale(t))
+                        1e-6 * scale_of(t))
         yield ctx.check("master model: Pyomo objective at the loaded point = (λ/K)t² + C·s·Σξ", stated,
-                        lam / K * float(t) ** 2 + arrays.budget * float(xi.sum()), 1e-9 * _scale(P))
-    tol = max(ctx.rtol, 1e-5) * _scale(P)
+                        lam / K * float(t) ** 2 + arrays.budget * float(xi.sum()), 1e-9 * scale_of(P))
+    tol = max(ctx.rtol, 1e-5) * scale_of(P)
     yield ctx.check("strong duality: P4 value (λ/K)‖w‖₁² + C·s·Σξ = Σ α Δℓ − (K/4λ)‖Σ α ΔF‖∞² of the solver's "
                     "duals", P, p4_dual_value(arrays, alpha, lam, K), tol, reason=f"α from {res.solver}")
     # sub-gradient of (λ/K)‖w‖₁²: η = Σ α ΔF ∈ (2λ/K)‖w‖₁ ∂‖w‖₁
     eta = arrays.F.T @ alpha if len(alpha) else np.zeros_like(w)
     c = 2.0 * lam / K * float(np.abs(w).sum())
-    nz = np.abs(w) > 1e-6 * _scale(w)
-    sg_tol = 1e-4 * _scale(eta, c)
+    nz = np.abs(w) > 1e-6 * scale_of(w)
+    sg_tol = 1e-4 * scale_of(eta, c)
     yield ctx.check("stationarity (sub-gradient): Σ α ΔF_k = (2λ/K)‖w‖₁ sign(w_k) where w_k ≠ 0 (max deviation)",
                     float(np.abs(eta[nz] - c * np.sign(w[nz])).max(initial=0.0)), 0.0, sg_tol,
                     reason=f"{int(nz.sum())} non-zero weights of {K}")
@@ -205,7 +207,7 @@ def p4_checks(ctx):
         yield ctx.skip(stmt, why)
     elif len(arrays.dl):
         dm = p4_dual_model(arrays, lam, K)
-        yield ctx.check(stmt, P, _solve(dm, name), tol, reason=f"dual solved by {name}")
+        yield ctx.check(stmt, P, solve_value(dm, name), tol, reason=f"dual solved by {name}")
     # P4 and P1 share their solutions (the squared norm only re-parametrises C): with c = (2λ/K)‖w‖₁, α/(2c) is
     # optimal for P1 at C' = C / (2c) on the same cuts, so P1's optimum there is ½‖w‖₁ + C'·s·Σξ
     lp, why = ctx.solver_for("LP")
@@ -215,9 +217,9 @@ def p4_checks(ctx):
     else:
         C1 = res.params["C"] / (2.0 * c)
         try:
-            _, sol = _rebuild_as(res, "l1m3n", lp, C=C1)
+            _, sol = rebuild_as(res, "l1m3n", lp, C=C1)
             yield ctx.check(stmt, sol.objective, 0.5 * float(np.abs(w).sum()) + C1 * arrays.budget
-                            / res.params["C"] * float(xi.sum()), 1e-4 * _scale(sol.objective),
+                            / res.params["C"] * float(xi.sum()), 1e-4 * scale_of(sol.objective),
                             reason=f"C' = {C1:.6g}, solved by {lp}")
         except (SolverError, SolverUnavailable, MMProgError) as e:
             yield Check(ctx.name, stmt, None, None, None, None, "fail", str(e))
@@ -237,10 +239,9 @@ def theorem2_checks(ctx, P_upper, P_lower):
     if ctx.dataset is None:
         yield ctx.skip(stmt, "needs the training data (mmprog verify passes it)")
         return
-    import mmprog
     res = ctx.result
     try:
-        a = mmprog.fit(ctx.dataset, program="adapm3n", C=res.params["C"], lam=res.params["lam"],
+        a = ctx.fit(ctx.dataset, program="adapm3n", C=res.params["C"], lam=res.params["lam"],
                        slack=res.slack, eps=1e-5, update="eq4", n_em=60)
     except MMProgError as e:
         yield Check(ctx.name, stmt, None, None, None, None, "fail", f"adapm3n: {e}")
@@ -248,6 +249,6 @@ def theorem2_checks(ctx, P_upper, P_lower):
     v = float(a.extra["p4_objective"])
     # EM converges linearly: ~1e-7 of the objective after 60 monotone rounds on tiny data (2e-5 allowed), plus
     # P4's own optimality bracket
-    tol = 2e-5 * _scale(v) + max(P_upper - P_lower, 0.0)
+    tol = 2e-5 * scale_of(v) + max(P_upper - P_lower, 0.0)
     yield ctx.check(stmt, v, P_lower, tol, reason=f"{a.extra['em_rounds']} EM rounds, {a.extra['removed']} "
                                                    f"features removed")

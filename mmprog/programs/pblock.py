@@ -39,16 +39,17 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 
-from ..duality import (Check, Duality, _rebuild_as, _result_numbers, _scale, cross_solver_checks, duality_for,
+from .statements import (Check, Duality, rebuild_as, result_numbers, scale_of, cross_solver_checks, duality_for,
                        feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)
 from ..exceptions import MMProgError, ParameterError, SolverError, SolverUnavailable
 from ..simplex import capped_simplex_projector
 from ..solvers import ProblemClass
-from .base import Dims, Program, Solution, register
+from .base import Dims, MasterState, Program, Solution, register
 from .mtl import (NegatedRows, TemplateGram, TemplateNormsOfLastSolution, feasible_alpha, template_combination,
                   template_groups)
-from .mtl import _group_norms, template_grams
-from ..engine.working_set import WorkingSet, values_of
+from .mtl import group_norms, template_grams
+from ..solvers import values_of
+from ..cuts import WorkingSet
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -355,7 +356,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         groups = getattr(self, "_groups", None)
         if groups is None or len(groups) != len(w):
             return 0.5 * float(np.dot(w, w))
-        return 0.5 * float(np.sum(self._group_norms(w) ** self.p)) ** (2.0 / self.p)
+        return 0.5 * float(np.sum(self.group_norms(w) ** self.p)) ** (2.0 / self.p)
 
     # ------------------------------------------------------------------------------------------
     def build(self, dims: Dims):
@@ -364,6 +365,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         m = pyo.ConcreteModel(name=f"pblock_p{self.p:g}")
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.template_names = names
         m.groups = groups
         m.gram = TemplateGram(groups, len(names))
@@ -378,7 +380,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         m.sq_norm = pyo.Expression(m.templates, initialize=0.0)
         m.objective = pyo.Objective(expr=m.linear, sense=pyo.maximize)
         m.alpha_of_slack = {}
-        m._quad_done = 0
+        m.master_state.quad_done = 0
         return m
 
     def reads_labeling_cuts(self, model):
@@ -396,7 +398,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         Qʲ ≠ 0 (the others contribute 0 and would put 0^{p*/2} into the expression)."""
         ws, gram = model.ws, model.gram
         gram.grow(ws)
-        done = model._quad_done
+        done = model.master_state.quad_done
         alphas = ws.components
         if done < ws.size:
             R = gram.block(np.arange(done, ws.size), np.arange(ws.size))      # (m, new, s): the pending rows
@@ -411,13 +413,15 @@ class PBlock(Program, TemplateNormsOfLastSolution):
                     terms.extend(2.0 * float(row[t]) * alphas[t] * a for t in nz)
                 if terms:
                     model.sq_norm[j].set_value(model.sq_norm[j].expr + pyo.quicksum(terms))
-            model._quad_done = ws.size
+            model.master_state.quad_done = ws.size
         # templates whose terms are written (a cut with Qʲ_rr > 0 among those ever added; the dropped ones' terms
         # stay in the expression with α fixed at 0)
-        model._quad_live = getattr(model, "_quad_live", np.zeros(gram.m, bool))
+        state = model.master_state
+        if state.quad_live is None:
+            state.quad_live = np.zeros(gram.m, bool)
         if ws.size:
-            model._quad_live |= np.any(np.diagonal(gram.block(gram.held), axis1=1, axis2=2) > 0, axis=1)
-        live = [j for j in range(gram.m) if model._quad_live[j]]
+            state.quad_live |= np.any(np.diagonal(gram.block(gram.held), axis1=1, axis2=2) > 0, axis=1)
+        live = [j for j in range(gram.m) if state.quad_live[j]]
         ps = self.pstar
         if live:
             S = pyo.quicksum(model.sq_norm[j] ** (ps / 2.0) for j in live)
@@ -500,8 +504,8 @@ class PBlock(Program, TemplateNormsOfLastSolution):
             margins[held] = parts["margins"]
             parts["margins"] = margins
         mu = parts["mu"] if parts is not None else np.zeros(gram.m)
-        # the engine's previous w when it is done with it (model.w_spare): written over instead of allocating
-        spare, model.w_spare = getattr(model, "w_spare", None), None
+        # the engine's previous w when it is done with it (model.master_state.w_spare): written over instead of allocating
+        spare, model.master_state.w_spare = model.master_state.w_spare, None
         w = template_combination(ws, alpha, mu, model.groups, out=spare)           # (13)
         xi = np.zeros(n_slacks)
         if ws.size:
@@ -512,7 +516,7 @@ class PBlock(Program, TemplateNormsOfLastSolution):
         self._keep_norms(w, mu * np.sqrt(parts["sq"]) if parts is not None else np.zeros(gram.m))
         primal = self.regulariser(w) + budget * float(xi.sum())
         dual = parts["value"] if parts is not None else 0.0
-        norms = self._group_norms(w)
+        norms = self.group_norms(w)
         tot = float(mu.sum())
         extra = {"template_weights": mu, "template_weights_normalised": mu / tot if tot > 0 else mu,
                  "template_names": list(model.template_names), "template_norms": norms, "p": self.p,
@@ -569,13 +573,13 @@ def pblock_checks(ctx):
     groups = np.asarray(model.groups)
     m_t = int(len(model.template_names))
     arrays = working_set_arrays(res)
-    w, xi, alpha = _result_numbers(res, arrays)
+    w, xi, alpha = result_numbers(res, arrays)
     Q = template_grams(arrays, groups, m_t)
     D, mu = block_dual(Q, arrays.dl, alpha, p) if len(alpha) else (0.0, np.zeros(m_t))
-    norms = _group_norms(w, groups, m_t)
+    norms = group_norms(w, groups, m_t)
     P = 0.5 * float(np.sum(norms ** p)) ** (2.0 / p) + arrays.budget * float(xi.sum())
     # the projected gradient stops at a relative gap tol (or STAGNATION_GAP when it stagnates in floating point)
-    tol = max(float(res.params.get("tol", 1e-6)), STAGNATION_GAP) * _scale(P)
+    tol = max(float(res.params.get("tol", 1e-6)), STAGNATION_GAP) * scale_of(P)
     yield from feasibility_checks(ctx, arrays, w, xi, alpha)
     yield ctx.check(f"strong duality: (10) value ½(Σⱼ‖wⱼ‖ᵖ)^(2/p) + C·s·Σξ = (11) value at α (p = {p:g}, Qʲ "
                     f"recomputed from ΔF)", P, D, tol, reason=f"{m_t} templates, {len(alpha)} cuts")
@@ -583,10 +587,10 @@ def pblock_checks(ctx):
     if mu_res is not None:
         yield ctx.check("recovery (12): the program's template weights μⱼ = the formula at α (max deviation)",
                         float(np.abs(np.asarray(mu_res, dtype=np.float64) - mu).max(initial=0.0)), 0.0,
-                        1e-6 * _scale(mu))
+                        1e-6 * scale_of(mu))
     w13 = mu[groups] * (arrays.F.T @ alpha) if len(alpha) else np.zeros_like(w)
     yield ctx.check("recovery (13): w = μⱼ Σ α ΔFⱼ blockwise (‖·‖∞)", float(np.abs(w - w13).max(initial=0.0)), 0.0,
-                    1e-6 * _scale(w))
+                    1e-6 * scale_of(w))
     # the gradient of (11) is Δℓ_r − w(α)ᵀΔF_r (the module's claim; by finite differences of (11) here)
     if len(alpha) and np.all(alpha[alpha > 0] > 0):
         h = 1e-6 * max(1.0, arrays.budget)
@@ -594,7 +598,7 @@ def pblock_checks(ctx):
                        / (2 * h) for e in np.eye(len(alpha))[: min(len(alpha), 40)]])
         grad = (arrays.dl - arrays.F @ w13)[: len(fd)]
         yield ctx.check("gradient of (11): ∂/∂α_r = Δℓ_r − w(α)ᵀΔF_r (central differences, first cuts)",
-                        float(np.abs(fd - grad).max(initial=0.0)), 0.0, 1e-4 * _scale(grad),
+                        float(np.abs(fd - grad).max(initial=0.0)), 0.0, 1e-4 * scale_of(grad),
                         reason=f"{len(fd)} coordinates")
     yield from slackness_checks(ctx, arrays, w, xi, alpha)
     # the projected gradient stops at a relative gap ≥ 1e-6, which leaves the slacks of cuts with α_r > 0 at ~1e-5
@@ -606,7 +610,7 @@ def pblock_checks(ctx):
             yield ctx.skip(stmt, why)
         else:
             try:
-                _, sol = _rebuild_as(res, "m3n", name, C=res.params["C"], master="dual")
+                _, sol = rebuild_as(res, "m3n", name, C=res.params["C"], master="dual")
                 yield ctx.check(stmt, sol.objective, P, tol, reason=f"solved by {name}")
             except (SolverError, SolverUnavailable, MMProgError) as e:
                 yield Check(ctx.name, stmt, P, None, None, None, "fail", str(e))

@@ -59,8 +59,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..engine.cuts import Cuts
-from ..duality import Duality, _scale, duality_for, working_set_arrays
+from ..cuts import Cuts
+from .statements import Duality, scale_of, duality_for, working_set_arrays
 from ..exceptions import DataError, ParameterError, SolverError, check_param
 from ..features.hierarchy import PREDICT_RULES, expected_map_forest, hidden_forest, mixed_unary
 from .base import Dims, register
@@ -826,17 +826,17 @@ class PoMEN(M3N):
         # remember the labeling behind every cut, in working-set order: the next EM round seeds its master with
         # the support of this one re-evaluated under the new p(z) (old rows are constraints of the old problem)
         if cuts.labelings is not None and len(cuts):
-            model._labelings = getattr(model, "_labelings", []) + [
-                (np.asarray(cuts.example).copy(), np.asarray(cuts.labelings).copy())]
+            model.master_state.labelings.append((np.asarray(cuts.example).copy(),
+                                                 np.asarray(cuts.labelings).copy()))
         else:
-            model._labelings_complete = False
+            model.master_state.labelings_complete = False
         return super().add_cuts(model, cuts)
 
     @staticmethod
-    def _support(model, alpha, tol=1e-9):
+    def support_of(model, alpha, tol=1e-9):
         """(examples, labelings) of the cuts with a positive multiplier, or None."""
-        parts = getattr(model, "_labelings", [])
-        if not parts or not getattr(model, "_labelings_complete", True):
+        parts = model.master_state.labelings
+        if not parts or not model.master_state.labelings_complete:
             return None
         T = max(l.shape[1] for _, l in parts)
         ex = np.concatenate([e for e, _ in parts])
@@ -906,11 +906,8 @@ class PoMEN(M3N):
     def _step1(self, base, structure, prepared, q, oracle, engine_kw):
         """The M³N step (10) at p(z) with marginals q: a fresh master seeded with the support of the previous one
         (re-evaluated under q), grown by the engine. Returns (run, hinge at its w)."""
-        from ..engine.loop import run as engine_run
-        from ..engine.oracle import Oracle
         emap = ExpectedFeatureMap(base, structure, q)
-        orc = Oracle(emap, prepared, backend=oracle.backend, n_jobs=oracle.n_jobs, client=oracle._client,
-                     chunk_size=oracle.chunk_size)
+        orc = oracle.like(emap, prepared)
         try:
             model = self.build(self._dims)
             seed = self._seed_cuts(emap, prepared)
@@ -919,21 +916,20 @@ class PoMEN(M3N):
             kw = dict(engine_kw)
             if kw.get("time_limit") is not None:
                 kw["time_limit"] = max(1e-3, kw["time_limit"] - (time.perf_counter() - self._t_start))
-            run = engine_run(self, orc, model=model, **kw)
-            self._seed = self._support(model, run.solution.alpha)
+            run = self._engine.cutting_plane(self, orc, model=model, **kw)
+            self._seed = self.support_of(model, run.solution.alpha)
             _, hinge = orc.separate(run.solution.w)
         finally:
             orc.close()
         return run, np.maximum(hinge, 0.0)
 
-    def fit(self, oracle, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
+    def fit(self, oracle, engine, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
             progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None,
             solve_time_limit=None):
         """Run the EM alternation; returns the :class:`~mmprog.engine.records.EngineRun` of the last Step 1 with the
         EM read-outs in ``solution.extra`` (``em_history``, ``em_objective``, ``hidden_marginals``) and the h₂
         predictor map in ``feature_map``."""
         from .. import solvers as solver_registry
-        from ..engine.oracle import Oracle
         from ..solvers import ProblemClass
 
         base, prepared = oracle.fmap, oracle.prepared
@@ -953,6 +949,7 @@ class PoMEN(M3N):
         self._dims = Dims(n=prepared.n, dim=base.dim, n_slacks=prepared.n if slack == "n" else 1,
                           groups=base.groups, group_names=base.group_names)
         self._seed = None
+        self._engine = engine
         self._t_start = time.perf_counter()
         em, history, n_iter = [], [], 0
         timings = {"oracle": 0.0, "pyomo": 0.0, "solver": 0.0, "step2": 0.0}
@@ -990,11 +987,11 @@ class PoMEN(M3N):
             if r == rounds or run.termination in ("time_limit", "interrupted"):
                 break
             w = run.solution.w
-            _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
+            _, hinge = oracle.like(ExpectedFeatureMap(base, structure, q), prepared, backend="serial").separate(w)
             phi, dual_total, t2 = self.step2(w, structure, prior, base, prepared, nlp, np.maximum(hinge, 0.0))
             timings["step2"] += t2
             q, kl = hidden_distribution(structure, prior, phi)
-            _, hinge = Oracle(ExpectedFeatureMap(base, structure, q), prepared).separate(w)
+            _, hinge = oracle.like(ExpectedFeatureMap(base, structure, q), prepared, backend="serial").separate(w)
             record("z", r, w, kl, np.maximum(hinge, 0.0), dual_objective=0.5 * float(w @ w) + dual_total,
                    seconds=t2, nlp_solves=int(-(-len(np.flatnonzero(structure.n_mixed > 0)) // self.batch)),
                    nlp_acceptable=self._step2_acceptable, nlp_batches_split=self._step2_split)
@@ -1027,13 +1024,12 @@ class PoMENDuality(Duality):
     fit_params = {"n_em": 2}
     data_note = "a quarter of the labels hidden when the data hide none"
 
-    def fit(self, dataset, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
-        import mmprog
+    def fit(self, dataset, trainer, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
         Y = getattr(dataset, "Y", None)
         if Y is not None and not any((np.asarray(y) < 0).any() for y in Y) and hasattr(dataset, "hide_labels"):
             dataset = dataset.hide_labels(0.25, seed=0)
-        res = mmprog.fit(dataset, program="pomen", C=C, solver=solver, slack=slack, eps=eps,
-                         **{**self.fit_params, **kw})
+        res = trainer(dataset, program="pomen", C=C, solver=solver, slack=slack, eps=eps,
+                      **{**self.fit_params, **kw})
         res.verify_dataset = dataset
         return res
 
@@ -1058,7 +1054,7 @@ def pomen_em_checks(ctx):
         eps = 1e-4
         # each step minimises J over its block up to Step 1's ε (C·n·ε in J) and Ipopt's tolerance
         yield ctx.check(stmt + " (largest increase)", float(np.max(np.diff(J), initial=0.0)), 0.0,
-                        res.params["C"] * n * eps + 1e-6 * _scale(J), "≤",
+                        res.params["C"] * n * eps + 1e-6 * scale_of(J), "≤",
                         reason=f"{len(J)} steps, J from {J[0]:.8g} to {J[-1]:.8g}")
     z = [e for e in em if e["step"] == "z" and "dual_objective" in e]
     stmt = "strong duality of (11)–(12) after Step 2: J = ½‖μ_w‖² + Σᵢ (β-dual optimum)ᵢ"
@@ -1067,7 +1063,7 @@ def pomen_em_checks(ctx):
         return
     gaps = [abs(e["objective"] - e["dual_objective"]) for e in z]
     worst = z[int(np.argmax(gaps))]
-    yield ctx.check(stmt, worst["objective"], worst["dual_objective"], 1e-5 * _scale(worst["objective"]),
+    yield ctx.check(stmt, worst["objective"], worst["dual_objective"], 1e-5 * scale_of(worst["objective"]),
                     reason=f"worst of {len(z)} Step-2 solves (Ipopt)")
 
 
@@ -1151,12 +1147,12 @@ def pomen_beta_dual_checks(ctx):
     _, _, v_nlp, _, _ = solve_beta_dual(st, prior, theta, trans, C, np.array([i]), get_solver(nlp))
     M, ys = _enumerated_beta_dual(fmap, prepared, i, w, K)
     v_enum, beta = _solve_beta_dual_enumerated(M, C)
-    yield ctx.check(stmt_v, v_nlp, v_enum, 1e-5 * _scale(v_enum),
+    yield ctx.check(stmt_v, v_nlp, v_enum, 1e-5 * scale_of(v_enum),
                     reason=f"example {i}: {M.shape[0]} labelings y × {M.shape[1]} hidden z, NLP by {nlp}")
     from scipy.special import logsumexp
     s = beta @ M
     pz = np.exp(s - logsumexp(s))
     grad = M @ pz                                      # ∂log Z/∂β(y)
     on = beta > 1e-6 * C
-    yield ctx.check(stmt_g, float(grad[on].max() - grad.min()), 0.0, 1e-5 * _scale(grad),
+    yield ctx.check(stmt_g, float(grad[on].max() - grad.min()), 0.0, 1e-5 * scale_of(grad),
                     reason=f"{int(on.sum())} of {len(beta)} labelings carry β")

@@ -29,5 +29,5 @@ from . import scip  # noqa: F401
 from . import daqp  # noqa: F401
 from .base import (SOLUTION_STATUSES, SOLVE_TIME_LIMIT, TERMINATIONS, Availability, AvailabilityReport, PersistentHandle, ProblemClass,
                    Solver, SolveStatus, classify, default_solver, duals, format_table, get_solver, model_size, register,
-                   registered, table)
+                   registered, table, values_of)
 from .base import __all__  # noqa: F401

@@ -48,7 +48,7 @@ logger = logging.getLogger("mmprog.solvers")
 __all__ = [
     "ProblemClass", "Availability", "AvailabilityReport", "SolveStatus", "Solver", "PersistentHandle",
     "TERMINATIONS", "SOLUTION_STATUSES", "SOLVE_TIME_LIMIT", "register", "get_solver", "registered", "table", "format_table",
-    "default_solver", "duals",
+    "default_solver", "duals", "values_of",
     "classify", "model_size",
 ]
 
@@ -149,7 +149,7 @@ def _failure_message(solver_label, status):
             f"{_ADVICE.get(status.termination, _ADVICE['other'])}")
 
 
-def _finish(solver_label, status, raise_on_failure):
+def finish_solve(solver_label, status, raise_on_failure):
     """Check a solve's status: anything but an optimum raises :class:`SolverError` (or warns) with the solver's
     words."""
     if status.termination != "optimal":
@@ -164,12 +164,12 @@ def _finish(solver_label, status, raise_on_failure):
 # Small Pyomo helpers
 # ----------------------------------------------------------------------------------------------------------------
 
-def _pe():
+def pyomo_environ():
     import pyomo.environ as pe
     return pe
 
 
-def _flatten(components):
+def flatten(components):
     """A list of scalar component data from a mix of data objects and indexed components (in index order)."""
     if components is None:
         return []
@@ -186,8 +186,8 @@ def _flatten(components):
     return out
 
 
-def _active_objective(model):
-    pe = _pe()
+def active_objective(model):
+    pe = pyomo_environ()
     objs = list(model.component_data_objects(pe.Objective, active=True))
     if len(objs) != 1:
         raise SolverError(f"the model must have exactly one active objective; it has {len(objs)}",
@@ -196,12 +196,12 @@ def _active_objective(model):
 
 
 def _is_minimise(model):
-    pe = _pe()
-    return _active_objective(model).sense == pe.minimize
+    pe = pyomo_environ()
+    return active_objective(model).sense == pe.minimize
 
 
-def _dual_suffix(model, create):
-    pe = _pe()
+def dual_suffix(model, create):
+    pe = pyomo_environ()
     s = model.component("dual")
     if s is None:
         if not create:
@@ -220,7 +220,7 @@ def _dual_suffix(model, create):
 _DUAL_SOURCE = weakref.WeakKeyDictionary()
 
 
-def _record_duals(model, source):
+def record_duals(model, source):
     try:
         _DUAL_SOURCE[model] = source
     except TypeError:  # not weak-referenceable: fall back to an attribute
@@ -246,7 +246,7 @@ def model_size(model):
     (int, int)
         ``(n_vars, n_cons)``.
     """
-    pe = _pe()
+    pe = pyomo_environ()
     n_cons = sum(1 for _ in model.component_data_objects(pe.Constraint, active=True, descend_into=True))
     n_vars = sum(1 for v in model.component_data_objects(pe.Var, descend_into=True) if not v.fixed)
     return n_vars, n_cons
@@ -259,8 +259,8 @@ def classify(model):
     written as quadratic constraints are reported as QCQP: the form alone does not prove convexity), anything of
     degree > 2 or non-polynomial is an NLP. Costs one pass over the expressions.
     """
-    pe = _pe()
-    obj_deg = _active_objective(model).expr.polynomial_degree()
+    pe = pyomo_environ()
+    obj_deg = active_objective(model).expr.polynomial_degree()
     cls = ProblemClass.LP
     if obj_deg is None or obj_deg > 2:
         return ProblemClass.NLP
@@ -276,10 +276,10 @@ def classify(model):
 
 
 # The probe: a tiny LP and a tiny QP whose optima are known in closed form.
-def _probe_model(quadratic):
+def probe_model(quadratic):
     """min x + y  s.t. x + 2y >= 2, x, y >= 0  has optimum 1 at (0, 1); with the objective (x-1)^2 + y the optimum
     is 7/16 at (5/4, 3/8) (KKT: (2(x-1), 1) = lambda (1, 2) gives lambda = 1/2, x = 5/4)."""
-    pe = _pe()
+    pe = pyomo_environ()
     m = pe.ConcreteModel(name="mmprog_probe")
     m.x = pe.Var(bounds=(0, None), initialize=0.5)
     m.y = pe.Var(bounds=(0, None), initialize=0.5)
@@ -288,7 +288,7 @@ def _probe_model(quadratic):
     return m, (7.0 / 16.0 if quadratic else 1.0)
 
 
-def _one_line(text, limit=300):
+def one_line_message(text, limit=300):
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -297,7 +297,7 @@ def _one_line(text, limit=300):
 # Solver base class and registry
 # ----------------------------------------------------------------------------------------------------------------
 
-_REGISTRY: dict[str, type] = {}
+REGISTRY: dict[str, type] = {}
 _INSTANCES: dict[str, "Solver"] = {}
 
 
@@ -309,7 +309,7 @@ def register(name, cls=None):
         if not (isinstance(klass, type) and issubclass(klass, Solver)):
             raise TypeError(f"register({name!r}, ...) needs a Solver subclass; got {klass!r}")
         klass.name = name
-        _REGISTRY[name] = klass
+        REGISTRY[name] = klass
         _INSTANCES.pop(name, None)
         return klass
 
@@ -318,7 +318,7 @@ def register(name, cls=None):
 
 def registered():
     """Names of the registered solvers, in registration order."""
-    return list(_REGISTRY)
+    return list(REGISTRY)
 
 
 def get_solver(name):
@@ -331,10 +331,10 @@ def get_solver(name):
     """
     if isinstance(name, Solver):
         return name
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         raise SolverUnavailable(f"unknown solver {name!r}; known solvers: {', '.join(registered())}")
     if name not in _INSTANCES:
-        _INSTANCES[name] = _REGISTRY[name]()
+        _INSTANCES[name] = REGISTRY[name]()
     return _INSTANCES[name]
 
 
@@ -389,7 +389,7 @@ class Solver:
                     self._probe_report = self._probe()
             except Exception as exc:  # a probe must never crash the caller: report why instead
                 self._probe_report = AvailabilityReport(
-                    Availability.NotFound, f"{self.name} failed its test solve: {_one_line(exc)}; {self.install}")
+                    Availability.NotFound, f"{self.name} failed its test solve: {one_line_message(exc)}; {self.install}")
         return self._probe_report
 
     def _size_limit(self, problem_class, n_vars, n_cons, quadratic):
@@ -420,7 +420,7 @@ class Solver:
             if problem_class not in self.capabilities:
                 can = ", ".join(c.value for c in ProblemClass if c in self.capabilities)
                 alternatives = [n for n in registered() if n != self.name
-                                and problem_class in _REGISTRY[n].capabilities]
+                                and problem_class in REGISTRY[n].capabilities]
                 return AvailabilityReport(
                     Availability.CannotSolveClass,
                     f"{self.name} cannot solve {problem_class.value} programs (it takes {can}); use one of "
@@ -484,7 +484,7 @@ class Solver:
                     "a number of seconds > 0")
         load_duals = load_duals and self.gives_duals
         status = self._solve(model, dict(options or {}), warm, load_duals, time_limit)
-        return _finish(self.name, status, raise_on_failure)
+        return finish_solve(self.name, status, raise_on_failure)
 
     def persistent_handle(self, model):
         """A :class:`PersistentHandle` holding the solver's own copy of ``model`` (set up once), or None when the
@@ -588,7 +588,7 @@ def default_solver(problem_class):
     if problem_class in (ProblemClass.QCQP, ProblemClass.NLP):
         return "ipopt"
     for name in ("mosek", "gurobi"):
-        if name in _REGISTRY and get_solver(name).availability(ProblemClass.SOCP):
+        if name in REGISTRY and get_solver(name).availability(ProblemClass.SOCP):
             return name
     logger.warning("no conic solver (mosek, gurobi) is usable here: the SOCP goes to ipopt in its smooth QCQP "
                    "form (a local interior-point method; install mmprog[mosek] with a licence for a conic solver)")
@@ -619,7 +619,7 @@ def duals(model, constraints, solver_name=None):
     SolverError
         When the model carries no duals for some of the constraints, or the named solver returns none.
     """
-    cons = _flatten(constraints)
+    cons = flatten(constraints)
     source = _dual_source(model)
     if solver_name is None:
         if source is None:
@@ -629,13 +629,13 @@ def duals(model, constraints, solver_name=None):
     solver = get_solver(solver_name)
     if not solver.gives_duals:
         raise SolverError(f"solver {solver.name!r} returns no duals; solve with one that does "
-                          f"({', '.join(n for n in registered() if _REGISTRY[n].gives_duals)})",
+                          f"({', '.join(n for n in registered() if REGISTRY[n].gives_duals)})",
                           termination="error", solver_message="")
     if source is not None and source[0] != solver.name:
         raise SolverError(f"the model's duals were written by {source[0]!r}, not {solver.name!r}: pass "
                           f"solver_name={source[0]!r} or solve again with {solver.name!r}", termination="error",
                           solver_message="")
-    suffix = _dual_suffix(model, create=False)
+    suffix = dual_suffix(model, create=False)
     if suffix is None:
         raise SolverError("the model has no 'dual' suffix: solve it with load_duals=True first",
                           termination="error", solver_message="")
@@ -648,3 +648,9 @@ def duals(model, constraints, solver_name=None):
         raw[k] = v
     route = source[1] if source is not None else None
     return solver.normalise_duals(raw, _is_minimise(model), route)
+
+
+def values_of(variables):
+    """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
+    return np.fromiter(((v.value if v.value is not None else 0.0) for v in variables), dtype=np.float64,
+                       count=len(variables))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .base import register
-from .pyomo_legacy import _ExecutableLPSolver
+from .pyomo_legacy import ExecutableLPSolver
 
 
 @register("cbc")
-class CbcSolver(_ExecutableLPSolver):
+class CbcSolver(ExecutableLPSolver):
     """COIN-OR CBC (CLP's simplex for LPs) through Pyomo's LP-file interface."""
 
     description = "COIN-OR CBC/CLP, LP only, through LP files"

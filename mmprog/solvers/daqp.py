@@ -26,8 +26,8 @@ import time
 import numpy as np
 
 from ..exceptions import SolverError
-from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, _active_objective,
-                   _dual_suffix, _one_line, _pe, _probe_model, _record_duals, register)
+from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, active_objective,
+                   dual_suffix, one_line_message, pyomo_environ, probe_model, record_duals, register)
 
 #: DAQP's exit flags (its header's names, the solver's own words) -> normalised termination. Soft constraints are
 #: never used by mmprog, so a "soft optimum" is not taken as an optimum.
@@ -104,8 +104,8 @@ def solve_dense(H, f, A, bupper, blower, sense=None, *, primal_start=None, time_
                                          np.ascontiguousarray(blower, dtype=float),
                                          np.ascontiguousarray(sense, dtype=np.int32), **kw, **settings)
     except TypeError as exc:      # an unknown setting name
-        raise SolverError(f"solver daqp rejected its options: {_one_line(exc)}", termination="error",
-                          solver_message=_one_line(exc)) from exc
+        raise SolverError(f"solver daqp rejected its options: {one_line_message(exc)}", termination="error",
+                          solver_message=one_line_message(exc)) from exc
     elapsed = time.perf_counter() - t0
     status = daqp_status(flag, info.get("iterations", 0), elapsed, float(fval))
     return np.asarray(x, dtype=float), np.asarray(info.get("lam", np.zeros(len(bupper))), dtype=float), status
@@ -116,8 +116,8 @@ def _pyomo_qp(model):
 
     The objective is returned as a minimisation (negated for a maximisation, with ``sign`` = −1)."""
     from pyomo.repn.standard_repn import generate_standard_repn
-    pe = _pe()
-    obj = _active_objective(model)
+    pe = pyomo_environ()
+    obj = active_objective(model)
     sign = 1.0 if obj.sense == pe.minimize else -1.0
     rows = list(model.component_data_objects(pe.Constraint, active=True, descend_into=True))
     index, variables = {}, []
@@ -183,7 +183,7 @@ class DaqpSolver(Solver):
     def _probe(self):
         if importlib.util.find_spec("daqp") is None:
             return AvailabilityReport(Availability.NotFound, f"the daqp module is not installed; {self.install}")
-        m, expected = _probe_model(quadratic=True)
+        m, expected = probe_model(quadratic=True)
         status = self._solve(m, {}, False, False, 10.0)
         if not status.ok or abs(status.objective - expected) > 1e-6:
             return AvailabilityReport(Availability.BadVersion,
@@ -204,10 +204,10 @@ class DaqpSolver(Solver):
                 v.set_value(float(val), skip_validation=True)
             status.objective = sign * (0.5 * float(x @ H @ x) + float(f @ x)) + const
             if load_duals:
-                suffix = _dual_suffix(model, create=True)
+                suffix = dual_suffix(model, create=True)
                 for c, y in zip(rows, lam[len(variables):]):
                     suffix[c] = float(y)
-                _record_duals(model, ("daqp", "daqp"))
+                record_duals(model, ("daqp", "daqp"))
         return status
 
     def normalise_duals(self, raw, minimise, route=None):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import register
-from .pyomo_legacy import _ExecutableLPSolver
+from .pyomo_legacy import ExecutableLPSolver
 
 #: glpsol's final status lines -> normalised termination (Pyomo's GLPK plugin maps some of them to "other").
 GLPK_STATUS = {
@@ -32,7 +32,7 @@ def _glpk_log_status(log):
 
 
 @register("glpk")
-class GlpkSolver(_ExecutableLPSolver):
+class GlpkSolver(ExecutableLPSolver):
     """GLPK's ``glpsol`` (simplex) through Pyomo's LP-file interface."""
 
     description = "GLPK glpsol (simplex), LP only, through LP files"

@@ -3,8 +3,8 @@ bundled licence."""
 
 from __future__ import annotations
 
-from .base import Availability, AvailabilityReport, ProblemClass, Solver, _one_line, _probe_model, register
-from .pyomo_legacy import _LegacyPersistentHandle, _find_module, _raise_gurobi, _solve_legacy
+from .base import Availability, AvailabilityReport, ProblemClass, Solver, one_line_message, probe_model, register
+from .pyomo_legacy import LegacyPersistentHandle, find_module, raise_gurobi, solve_legacy
 
 #: Gurobi optimisation status code -> (Gurobi's name, normalised termination).
 GUROBI_STATUS = {
@@ -48,13 +48,13 @@ class GurobiSolver(Solver):
         self.size_limited = False
 
     def _probe(self):
-        if not _find_module("gurobipy"):
+        if not find_module("gurobipy"):
             return AvailabilityReport(Availability.NotFound, f"the gurobipy module is not installed; {self.install}")
-        m, expected = _probe_model(quadratic=False)
+        m, expected = probe_model(quadratic=False)
         try:
-            status = _solve_legacy(self.name, "gurobi_direct", m, dict(self.default_options), True)
+            status = solve_legacy(self.name, "gurobi_direct", m, dict(self.default_options), True)
         except Exception as exc:
-            msg = _one_line(exc)
+            msg = one_line_message(exc)
             kind = Availability.BadLicense if "licen" in msg.lower() else Availability.BadVersion
             return AvailabilityReport(kind, f"Gurobi failed its test LP: {msg}; {self.install}")
         if not status.ok or abs(status.objective - expected) > 1e-6:
@@ -73,7 +73,7 @@ class GurobiSolver(Solver):
                     Availability.LimitedLicense,
                     f"Gurobi works with a size-limited licence (at most {_GUROBI_LP_LIMIT} variables and "
                     f"{_GUROBI_LP_LIMIT} constraints, {_GUROBI_QUAD_VAR_LIMIT} variables once anything is "
-                    f"quadratic): {_one_line(exc)}")
+                    f"quadratic): {one_line_message(exc)}")
             raise
         return AvailabilityReport(Availability.FullLicense, "Gurobi works (unrestricted licence)")
 
@@ -98,11 +98,11 @@ class GurobiSolver(Solver):
             opts["TimeLimit"] = float(time_limit)
         opts.update(options)
         try:
-            return _solve_legacy(self.name, "gurobi_direct", model, opts, load_duals)
+            return solve_legacy(self.name, "gurobi_direct", model, opts, load_duals)
         except Exception as exc:
-            _raise_gurobi(exc)
+            raise_gurobi(exc)
 
     def persistent_handle(self, model):
-        return _LegacyPersistentHandle(self, "gurobi_persistent", model,
+        return LegacyPersistentHandle(self, "gurobi_persistent", model,
                                        lambda t: {"TimeLimit": float(t)} if t else {},
                                        defaults=self.default_options, words=_gurobi_words)

@@ -4,11 +4,12 @@ persistent handle: cuts appended to HiGHS's own copy of the model and re-solved 
 from __future__ import annotations
 
 import importlib.util
+import time
 import weakref
 
 from ..exceptions import SolverError
 from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, PersistentHandle, ProblemClass, Solver,
-                   SolveStatus, _active_objective, _dual_suffix, _finish, _flatten, _one_line, _probe_model, _record_duals, register)
+                   SolveStatus, active_objective, dual_suffix, finish_solve, flatten, one_line_message, probe_model, record_duals, register)
 
 #: HiGHS model status (highspy.HighsModelStatus member names) -> normalised termination.
 HIGHS_STATUS = {
@@ -90,10 +91,10 @@ def _highs_load(model, results, status, load_duals, source, opt=None):
                 d = results.solution_loader.get_duals()
             except Exception:  # HiGHS gives no valid duals (e.g. after a limit): leave the suffix alone
                 return
-            suffix = _dual_suffix(model, create=True)
+            suffix = dual_suffix(model, create=True)
             for c, v in d.items():
                 suffix[c] = v
-            _record_duals(model, source)
+            record_duals(model, source)
 
 
 @register("highs")
@@ -115,7 +116,7 @@ class HighsSolver(Solver):
         if importlib.util.find_spec("highspy") is None:
             return AvailabilityReport(Availability.NotFound, f"highspy is not installed; {self.install}")
         from pyomo.common.timing import HierarchicalTimer
-        m, expected = _probe_model(quadratic=True)
+        m, expected = probe_model(quadratic=True)
         opt = _highs_opt()
         timer = HierarchicalTimer()
         res = opt.solve(m, timer=timer)
@@ -145,8 +146,8 @@ class HighsSolver(Solver):
         try:
             res = opt.solve(model, timer=timer, solver_options=solver_options)
         except Exception as exc:
-            raise SolverError(f"solver highs could not take the model: {_one_line(exc)}", termination="error",
-                              solver_message=_one_line(exc)) from exc
+            raise SolverError(f"solver highs could not take the model: {one_line_message(exc)}", termination="error",
+                              solver_message=one_line_message(exc)) from exc
         status = _highs_status(opt, res, timer)
         _highs_load(model, res, status, load_duals, ("highs", "highs"), opt)
         return status
@@ -171,26 +172,26 @@ class _HighsHandle(PersistentHandle):
         try:
             self._opt.set_instance(model)
         except Exception as exc:
-            raise SolverError(f"solver highs could not take the model: {_one_line(exc)}", termination="error",
-                              solver_message=_one_line(exc)) from exc
+            raise SolverError(f"solver highs could not take the model: {one_line_message(exc)}", termination="error",
+                              solver_message=one_line_message(exc)) from exc
 
     def add_constraints(self, cons):
-        cons = _flatten(cons)
+        cons = flatten(cons)
         if cons:
             self._opt.add_constraints(cons)
 
     def remove_constraints(self, cons):
-        cons = _flatten(cons)
+        cons = flatten(cons)
         if cons:
             self._opt.remove_constraints(cons)
 
     def add_variables(self, variables):
-        variables = _flatten(variables)
+        variables = flatten(variables)
         if variables:
             self._opt.add_variables(variables)
 
     def update_variables(self, variables):
-        variables = _flatten(variables)
+        variables = flatten(variables)
         if variables:
             self._opt.update_variables(variables)
 
@@ -199,7 +200,7 @@ class _HighsHandle(PersistentHandle):
         # Pyomo's interface passes a Hessian only when the new objective has quadratic terms, so a previous one
         # would survive a switch to a linear objective: clear it first.
         self._opt._solver_model.passHessian(highspy.HighsHessian())
-        self._opt.set_objective(_active_objective(self.model))
+        self._opt.set_objective(active_objective(self.model))
 
     def solve(self, *, load_duals=True, time_limit=None, raise_on_failure=True):
         from pyomo.common.timing import HierarchicalTimer
@@ -210,4 +211,36 @@ class _HighsHandle(PersistentHandle):
         res = self._opt.solve(self.model, timer=timer)
         status = _highs_status(self._opt, res, timer)
         _highs_load(self.model, res, status, load_duals, ("highs", "highs"), self._opt)
-        return _finish("highs", status, raise_on_failure)
+        return finish_solve("highs", status, raise_on_failure)
+
+
+def run_highs(h, time_limit=None, raise_on_failure=True, objective_scale=1.0):
+    """Run a highspy object and check its model status (:func:`mmprog.solvers.base.finish_solve`, in HiGHS's own words).
+
+    Parameters
+    ----------
+    h : highspy.Highs
+    time_limit : float or None
+        Seconds (None: :data:`mmprog.solvers.SOLVE_TIME_LIMIT`; no solve runs unbounded).
+    raise_on_failure : bool
+        Raise :class:`mmprog.exceptions.SolverError` unless HiGHS reports an optimum.
+    objective_scale : float
+        The reported objective is ``objective_scale`` × HiGHS's (e.g. −1 for a maximisation handed over negated).
+
+    Returns
+    -------
+    SolveStatus
+    """
+    # HiGHS compares time_limit with the object's run time summed over every run() so far, so a persistent
+    # object's limit is that sum plus this solve's seconds (else a long fit's masters all "hit" the limit at once)
+    h.setOptionValue("time_limit", h.getRunTime() + (float(time_limit) if time_limit else SOLVE_TIME_LIMIT))
+    t0 = time.perf_counter()
+    h.run()
+    elapsed = time.perf_counter() - t0
+    st = h.getModelStatus()
+    termination = HIGHS_STATUS.get(getattr(st, "name", str(st)), "other")
+    ok = termination == "optimal"
+    status = SolveStatus(termination, "optimal" if ok else "none", f"HiGHS model status: {h.modelStatusToString(st)}",
+                         elapsed, objective_scale * float(h.getInfo().objective_function_value) if ok else None)
+    finish_solve("highs", status, raise_on_failure)
+    return status

@@ -12,9 +12,9 @@ import time
 import numpy as np
 
 from ..exceptions import SolverError
-from .base import (Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, _active_objective, _dual_suffix,
-                   _one_line, _pe, _probe_model, _record_duals, register)
-from .pyomo_legacy import _legacy_status
+from .base import (Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, active_objective, dual_suffix,
+                   one_line_message, pyomo_environ, probe_model, record_duals, register)
+from .pyomo_legacy import legacy_status
 
 #: Ipopt ApplicationReturnStatus code -> (Ipopt's name, normalised termination). "Solved to acceptable level" is not
 #: an optimum to the requested tolerances: it counts as numerical trouble.
@@ -62,13 +62,13 @@ class IpoptSolver(Solver):
             reasons.append("cyipopt is not installed (pip install 'mmprog[ipopt]')")
         else:
             try:
-                status = self._solve_cyipopt(_probe_model(quadratic=True)[0], {}, False, False, None)
+                status = self._solve_cyipopt(probe_model(quadratic=True)[0], {}, False, False, None)
                 if status.ok:
                     self._route = "cyipopt"
                     return AvailabilityReport(Availability.FullLicense, "Ipopt via cyipopt (Pyomo PyNumero) works")
                 reasons.append(f"cyipopt failed its test QP ({status.solver_message})")
             except Exception as exc:
-                msg = _one_line(exc)
+                msg = one_line_message(exc)
                 if "pynumero" in msg.lower() or "ASL" in msg:
                     reasons.append(f"cyipopt is installed but Pyomo cannot load its PyNumero ASL library ({msg}): "
                                    f"{_pynumero_hint()}")
@@ -77,13 +77,13 @@ class IpoptSolver(Solver):
         exe = shutil.which("ipopt")
         if exe:
             try:
-                status = self._solve_exe(_probe_model(quadratic=True)[0], {}, False, False, None)
+                status = self._solve_exe(probe_model(quadratic=True)[0], {}, False, False, None)
                 if status.ok:
                     self._route = "ipopt-exe"
                     return AvailabilityReport(Availability.FullLicense, f"Ipopt executable {exe} works")
                 reasons.append(f"the ipopt executable {exe} failed its test QP ({status.solver_message})")
             except Exception as exc:
-                reasons.append(f"the ipopt executable {exe} failed its test QP: {_one_line(exc)}")
+                reasons.append(f"the ipopt executable {exe} failed its test QP: {one_line_message(exc)}")
         else:
             reasons.append("no ipopt executable on PATH")
         status = (Availability.NeedsCompiledExtension if any("PyNumero ASL" in r for r in reasons)
@@ -101,9 +101,9 @@ class IpoptSolver(Solver):
         return opts
 
     def _solve_cyipopt(self, model, options, warm, load_duals, time_limit):
-        pe = _pe()
+        pe = pyomo_environ()
         if load_duals:
-            _dual_suffix(model, create=True)
+            dual_suffix(model, create=True)
         opt = pe.SolverFactory("cyipopt")
         for k, v in self._options(options, warm, time_limit).items():
             opt.config.options[k] = v
@@ -117,31 +117,31 @@ class IpoptSolver(Solver):
         solver_time = float(wall) if wall is not None else time.perf_counter() - t0
         sol_status = ("optimal" if termination == "optimal"
                       else "infeasible" if termination in ("infeasible", "unbounded") else "feasible")
-        objective = pe.value(_active_objective(model).expr, exception=False)
-        if load_duals or _dual_suffix(model, create=False) is not None:
+        objective = pe.value(active_objective(model).expr, exception=False)
+        if load_duals or dual_suffix(model, create=False) is not None:
             # cyipopt fills an existing dual suffix whatever we asked: record whose signs are in it
-            _record_duals(model, ("ipopt", "cyipopt"))
+            record_duals(model, ("ipopt", "cyipopt"))
         return SolveStatus(termination, sol_status, f"Ipopt {ip_name}: {msg}", solver_time,
                            None if objective is None else float(objective))
 
     def _solve_exe(self, model, options, warm, load_duals, time_limit):
-        pe = _pe()
+        pe = pyomo_environ()
         if load_duals:
-            _dual_suffix(model, create=True)
+            dual_suffix(model, create=True)
         opt = pe.SolverFactory("ipopt")
         opts = self._options(options, warm, time_limit)
         opts.pop("sb", None)
         t0 = time.perf_counter()
         res = opt.solve(model, load_solutions=False, options=opts)
         solver_time = time.perf_counter() - t0
-        termination, words = _legacy_status(res)
+        termination, words = legacy_status(res)
         sol_status = "none"
         if len(res.solution) > 0:
             model.solutions.load_from(res)
             sol_status = "optimal" if termination == "optimal" else "feasible"
-            if load_duals or _dual_suffix(model, create=False) is not None:
-                _record_duals(model, ("ipopt", "ipopt-exe"))
-        objective = pe.value(_active_objective(model).expr, exception=False) if sol_status != "none" else None
+            if load_duals or dual_suffix(model, create=False) is not None:
+                record_duals(model, ("ipopt", "ipopt-exe"))
+        objective = pe.value(active_objective(model).expr, exception=False) if sol_status != "none" else None
         return SolveStatus(termination, sol_status, words, solver_time,
                            None if objective is None else float(objective))
 
@@ -153,8 +153,8 @@ class IpoptSolver(Solver):
         except SolverError:
             raise
         except Exception as exc:
-            raise SolverError(f"solver ipopt failed: {_one_line(exc)}", termination="error",
-                              solver_message=_one_line(exc)) from exc
+            raise SolverError(f"solver ipopt failed: {one_line_message(exc)}", termination="error",
+                              solver_message=one_line_message(exc)) from exc
 
     def normalise_duals(self, raw, minimise, route=None):
         raw = np.asarray(raw, dtype=float)

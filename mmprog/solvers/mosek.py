@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..exceptions import SolverError, SolverUnavailable
-from .base import Availability, AvailabilityReport, ProblemClass, Solver, _one_line, _probe_model, register
-from .pyomo_legacy import _LegacyPersistentHandle, _find_module, _solve_legacy
+from .base import Availability, AvailabilityReport, ProblemClass, Solver, one_line_message, probe_model, register
+from .pyomo_legacy import LegacyPersistentHandle, find_module, solve_legacy
 
 
 @register("mosek")
@@ -19,13 +19,13 @@ class MosekSolver(Solver):
     install = "pip install 'mmprog[mosek]' and a licence (MOSEKLM_LICENSE_FILE or ~/mosek/mosek.lic)"
 
     def _probe(self):
-        if not _find_module("mosek"):
+        if not find_module("mosek"):
             return AvailabilityReport(Availability.NotFound, f"the mosek module is not installed; {self.install}")
-        m, expected = _probe_model(quadratic=False)
+        m, expected = probe_model(quadratic=False)
         try:
-            status = _solve_legacy(self.name, "mosek_direct", m, {}, True)
+            status = solve_legacy(self.name, "mosek_direct", m, {}, True)
         except Exception as exc:
-            msg = _one_line(exc)
+            msg = one_line_message(exc)
             if "licen" in msg.lower():
                 return AvailabilityReport(Availability.BadLicense,
                                           f"MOSEK is installed but has no usable licence: {msg.rstrip('.')}; put "
@@ -43,12 +43,12 @@ class MosekSolver(Solver):
         opts = {"dparam.optimizer_max_time": float(time_limit)} if time_limit else {}
         opts.update(options)
         try:
-            return _solve_legacy(self.name, "mosek_direct", model, opts, load_duals)
+            return solve_legacy(self.name, "mosek_direct", model, opts, load_duals)
         except Exception as exc:
             cls = SolverUnavailable if "licen" in str(exc).lower() else SolverError
-            kw = {} if cls is SolverUnavailable else {"termination": "error", "solver_message": _one_line(exc)}
-            raise cls(f"solver mosek failed: {_one_line(exc)}", **kw) from exc
+            kw = {} if cls is SolverUnavailable else {"termination": "error", "solver_message": one_line_message(exc)}
+            raise cls(f"solver mosek failed: {one_line_message(exc)}", **kw) from exc
 
     def persistent_handle(self, model):
-        return _LegacyPersistentHandle(self, "mosek_persistent", model,
+        return LegacyPersistentHandle(self, "mosek_persistent", model,
                                        lambda t: {"dparam.optimizer_max_time": float(t)} if t else {})

@@ -14,7 +14,7 @@ import time
 from ..exceptions import SolverError, SolverUnavailable
 from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, PersistentHandle, ProblemClass, Solver,
                    SolveStatus,
-                   _active_objective, _dual_suffix, _finish, _flatten, _one_line, _pe, _probe_model, _record_duals)
+                   active_objective, dual_suffix, finish_solve, flatten, one_line_message, pyomo_environ, probe_model, record_duals)
 
 #: Pyomo's legacy TerminationCondition names (used by the GLPK, CBC, MOSEK and executable interfaces, which report
 #: the solver's words in the results' message) -> normalised termination.
@@ -29,7 +29,7 @@ PYOMO_LEGACY_STATUS = {
 }
 
 
-def _legacy_status(results, status_map=PYOMO_LEGACY_STATUS):
+def legacy_status(results, status_map=PYOMO_LEGACY_STATUS):
     """(termination, solver words) from a legacy Pyomo SolverResults."""
     tc = results.solver.termination_condition
     tc_name = getattr(tc, "name", str(tc))
@@ -40,16 +40,16 @@ def _legacy_status(results, status_map=PYOMO_LEGACY_STATUS):
         if val and val != "<undefined>" and val not in words:
             words.append(val)
     words.append(f"termination {tc_name}")
-    return status_map.get(tc_name, "other"), _one_line("; ".join(words))
+    return status_map.get(tc_name, "other"), one_line_message("; ".join(words))
 
 
-def _solve_legacy(name, factory_name, model, options, load_duals, log_status=None):
+def solve_legacy(name, factory_name, model, options, load_duals, log_status=None):
     """Solve through one of Pyomo's legacy (file or direct) interfaces without letting it load anything, then load
     the point and raw duals only when there is one. ``log_status`` maps the solver's log text to (termination,
     words) where the plugin's own reading of the status is unreliable."""
-    pe = _pe()
+    pe = pyomo_environ()
     if load_duals:
-        _dual_suffix(model, create=True)
+        dual_suffix(model, create=True)
     opt = pe.SolverFactory(factory_name)
     kw = {}
     logdir = None
@@ -61,7 +61,7 @@ def _solve_legacy(name, factory_name, model, options, load_duals, log_status=Non
     try:
         res = opt.solve(model, load_solutions=False, options=options, **kw)
         solver_time = time.perf_counter() - t0
-        termination, words = _legacy_status(res)
+        termination, words = legacy_status(res)
         if log_status is not None:
             with open(kw["logfile"]) as fh:
                 from_log = log_status(fh.read())
@@ -74,16 +74,16 @@ def _solve_legacy(name, factory_name, model, options, load_duals, log_status=Non
     if len(res.solution) > 0 and termination not in ("infeasible", "infeasible_or_unbounded", "unbounded"):
         model.solutions.load_from(res)
         sol_status = "optimal" if termination == "optimal" else "feasible"
-        if load_duals or _dual_suffix(model, create=False) is not None:
+        if load_duals or dual_suffix(model, create=False) is not None:
             # Pyomo loads every import suffix the model has, asked or not: record whose signs are in it
-            _record_duals(model, (name, factory_name))
+            record_duals(model, (name, factory_name))
     elif termination == "infeasible":
         sol_status = "infeasible"
-    objective = pe.value(_active_objective(model).expr, exception=False) if sol_status != "none" else None
+    objective = pe.value(active_objective(model).expr, exception=False) if sol_status != "none" else None
     return SolveStatus(termination, sol_status, words, solver_time, None if objective is None else float(objective))
 
 
-class _ExecutableLPSolver(Solver):
+class ExecutableLPSolver(Solver):
     """An LP solver driven by Pyomo through its executable (LP/MPS files)."""
 
     capabilities = frozenset({ProblemClass.LP})
@@ -97,8 +97,8 @@ class _ExecutableLPSolver(Solver):
         if exe is None:
             return AvailabilityReport(Availability.NotFound, f"no `{self.executable}` executable on PATH; "
                                                              f"{self.install}")
-        m, expected = _probe_model(quadratic=False)
-        status = _solve_legacy(self.name, self.factory_name, m, {}, True, type(self).log_status)
+        m, expected = probe_model(quadratic=False)
+        status = solve_legacy(self.name, self.factory_name, m, {}, True, type(self).log_status)
         if not status.ok or abs(status.objective - expected) > 1e-6:
             return AvailabilityReport(Availability.BadVersion,
                                       f"{exe} failed its test LP ({status.solver_message}); {self.install}")
@@ -111,32 +111,32 @@ class _ExecutableLPSolver(Solver):
         opts = self._time_options(time_limit)
         opts.update(options)
         try:
-            return _solve_legacy(self.name, self.factory_name, model, opts, load_duals, type(self).log_status)
+            return solve_legacy(self.name, self.factory_name, model, opts, load_duals, type(self).log_status)
         except Exception as exc:
-            raise SolverError(f"solver {self.name} failed: {_one_line(exc)}", termination="error",
-                              solver_message=_one_line(exc)) from exc
+            raise SolverError(f"solver {self.name} failed: {one_line_message(exc)}", termination="error",
+                              solver_message=one_line_message(exc)) from exc
 
 
-def _find_module(mod):
+def find_module(mod):
     try:
         return importlib.util.find_spec(mod) is not None
     except (ImportError, ValueError):
         return False
 
 
-def _raise_gurobi(exc):
-    msg = _one_line(exc)
+def raise_gurobi(exc):
+    msg = one_line_message(exc)
     if "size-limited" in msg or "10010" in msg:
         raise SolverUnavailable(f"solver gurobi (TooLarge): {msg}; use highs or ipopt, or a full Gurobi licence") \
             from exc
     raise SolverError(f"solver gurobi failed: {msg}", termination="error", solver_message=msg) from exc
 
 
-class _LegacyPersistentHandle(PersistentHandle):
+class LegacyPersistentHandle(PersistentHandle):
     """Handle over one of Pyomo's legacy persistent interfaces (gurobi_persistent, mosek_persistent)."""
 
     def __init__(self, solver, factory_name, model, time_opts, defaults=None, words=None):
-        pe = _pe()
+        pe = pyomo_environ()
         self.solver = solver
         self.solver_name = solver.name
         self.model = model
@@ -148,42 +148,42 @@ class _LegacyPersistentHandle(PersistentHandle):
         try:
             self._opt.set_instance(model)
         except Exception as exc:
-            _raise_gurobi(exc) if solver.name == "gurobi" else self._raise(exc)
+            raise_gurobi(exc) if solver.name == "gurobi" else self._raise(exc)
         self._factory_name = factory_name
 
     def _raise(self, exc):
-        raise SolverError(f"solver {self.solver_name} failed: {_one_line(exc)}", termination="error",
-                          solver_message=_one_line(exc)) from exc
+        raise SolverError(f"solver {self.solver_name} failed: {one_line_message(exc)}", termination="error",
+                          solver_message=one_line_message(exc)) from exc
 
     def add_constraints(self, cons):
-        for c in _flatten(cons):
+        for c in flatten(cons):
             self._opt.add_constraint(c)
 
     def remove_constraints(self, cons):
-        for c in _flatten(cons):
+        for c in flatten(cons):
             self._opt.remove_constraint(c)
 
     def add_variables(self, variables):
-        for v in _flatten(variables):
+        for v in flatten(variables):
             self._opt.add_var(v)
 
     def update_variables(self, variables):
-        for v in _flatten(variables):
+        for v in flatten(variables):
             self._opt.update_var(v)
 
     def update_objective(self):
-        self._opt.set_objective(_active_objective(self.model))
+        self._opt.set_objective(active_objective(self.model))
 
     def solve(self, *, load_duals=True, time_limit=None, raise_on_failure=True):
-        pe = _pe()
+        pe = pyomo_environ()
         opts = self._time_opts(time_limit or SOLVE_TIME_LIMIT)
         t0 = time.perf_counter()
         try:
             res = self._opt.solve(load_solutions=False, save_results=False, options=opts)
         except Exception as exc:
-            _raise_gurobi(exc) if self.solver_name == "gurobi" else self._raise(exc)
+            raise_gurobi(exc) if self.solver_name == "gurobi" else self._raise(exc)
         solver_time = time.perf_counter() - t0
-        termination, words = _legacy_status(res)
+        termination, words = legacy_status(res)
         if self._words is not None:
             t2, words = self._words(self._opt, words)
             termination = t2 or termination
@@ -193,12 +193,12 @@ class _LegacyPersistentHandle(PersistentHandle):
                 self._opt.load_vars()
                 sol_status = "optimal" if termination == "optimal" else "feasible"
                 if load_duals and termination == "optimal":
-                    _dual_suffix(self.model, create=True)
+                    dual_suffix(self.model, create=True)
                     self._opt.load_duals()
-                    _record_duals(self.model, (self.solver_name, self._factory_name))
+                    record_duals(self.model, (self.solver_name, self._factory_name))
             except Exception:
                 sol_status = "none"
-        objective = pe.value(_active_objective(self.model).expr, exception=False) if sol_status != "none" else None
+        objective = pe.value(active_objective(self.model).expr, exception=False) if sol_status != "none" else None
         status = SolveStatus(termination, sol_status, words, solver_time,
                              None if objective is None else float(objective))
-        return _finish(self.solver_name, status, raise_on_failure)
+        return finish_solve(self.solver_name, status, raise_on_failure)

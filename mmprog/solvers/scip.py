@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 
 from ..exceptions import SolverError
-from .base import (Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, _active_objective, _one_line,
-                   _pe, _probe_model, register)
-from .pyomo_legacy import _find_module, _solve_legacy
+from .base import (Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, active_objective, one_line_message,
+                   pyomo_environ, probe_model, register)
+from .pyomo_legacy import find_module, solve_legacy
 
 #: SCIP status words (pyscipopt Model.getStatus()) -> normalised termination.
 SCIP_STATUS = {
@@ -43,8 +43,8 @@ class ScipSolver(Solver):
     install = "install it with: pip install 'mmprog[scip]' (pyscipopt, which bundles SCIP)"
 
     def _probe(self):
-        m, expected = _probe_model(quadratic=True)
-        if _find_module("pyscipopt"):
+        m, expected = probe_model(quadratic=True)
+        if find_module("pyscipopt"):
             self._route = "scip_direct"
         elif shutil.which("scip"):
             self._route = "scip-exe"
@@ -62,13 +62,13 @@ class ScipSolver(Solver):
     default_options = {"numerics/feastol": 1e-9}
 
     def _solve(self, model, options, warm, load_duals, time_limit):
-        pe = _pe()
+        pe = pyomo_environ()
         options = {**self.default_options, **(options or {})}
         try:
             if self._route == "scip-exe":
                 opts = {"limits/time": float(time_limit)} if time_limit else {}
                 opts.update(options)
-                return _solve_legacy(self.name, "scip", model, opts, False)
+                return solve_legacy(self.name, "scip", model, opts, False)
             from pyomo.contrib.solver.common.factory import SolverFactory as V2Factory
             from pyomo.common.timing import HierarchicalTimer
             opt = V2Factory("scip_direct")
@@ -76,8 +76,8 @@ class ScipSolver(Solver):
             res = opt.solve(model, load_solutions=False, raise_exception_on_nonoptimal_result=False,
                             time_limit=time_limit, solver_options=options, timer=timer)
         except Exception as exc:
-            raise SolverError(f"solver scip failed: {_one_line(exc)}", termination="error",
-                              solver_message=_one_line(exc)) from exc
+            raise SolverError(f"solver scip failed: {one_line_message(exc)}", termination="error",
+                              solver_message=one_line_message(exc)) from exc
         try:
             raw = opt._solver_model.getStatus()
             termination = SCIP_STATUS.get(raw, "other")
@@ -91,6 +91,6 @@ class ScipSolver(Solver):
         elif termination == "infeasible":
             sol_status = "infeasible"
         solver_time = float(getattr(res.timing_info, "scip_time", timer.get_total_time("optimize")))
-        objective = pe.value(_active_objective(model).expr, exception=False) if sol_status != "none" else None
+        objective = pe.value(active_objective(model).expr, exception=False) if sol_status != "none" else None
         return SolveStatus(termination, sol_status, f"SCIP status {raw}", solver_time,
                            None if objective is None else float(objective))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...duality import Check, Duality, _scale, duality_for
+from ..statements import Check, Duality, scale_of, duality_for
 from ...exceptions import MMProgError
 
 
@@ -43,7 +43,7 @@ class LInfDuality(Duality):
     def accepts(self, dataset):
         return None
 
-    def fit(self, dataset, solver=None, C=None, slack=None, eps=None, b=1.0, **kw):
+    def fit(self, dataset, trainer=None, solver=None, C=None, slack=None, eps=None, b=1.0, **kw):
         from ...datasets import sparse_sets
         from .master import solve_linf
         from .samples import TensorSamples
@@ -98,6 +98,6 @@ def linf_checks(ctx):
             continue
         try:
             other = master.solve_linf(samples, b, solver=name, route="pyomo", n_start=10, batch=10)
-            yield ctx.check(stmt, t, float(other.objective), 1e-6 * _scale(t))
+            yield ctx.check(stmt, t, float(other.objective), 1e-6 * scale_of(t))
         except MMProgError as e:
             yield Check(ctx.name, stmt, t, None, None, None, "fail", str(e))

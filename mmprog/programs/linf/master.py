@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ...engine.cuts import Cuts
+from ...cuts import Cuts
 from ...exceptions import ParameterError, check_param
 from ...solvers import ProblemClass, get_solver
 from ..base import Dims
-from ...engine.working_set import values_of
+from ...solvers import values_of
 from .program import LInf
 
 
@@ -72,7 +72,7 @@ class NativeMaster:
 
     def solve(self, cold=False, time_limit=None):
         """Run HiGHS (from scratch when ``cold``); return (SolveStatus, column values (n_cols,), t)."""
-        from ...engine.highs_native import run_highs
+        from ...solvers.highs import run_highs
         if cold:
             self.h.clearSolver()
         status = run_highs(self.h, time_limit)
@@ -298,8 +298,7 @@ def solve_linf(samples, b=1.0, *, solver="highs", route="auto", n_start=100, bat
             if handle is None and slv.persistent:
                 # set up on the empty master: columns then go to the solver in one batch per round (discovering
                 # them row by row inside the solver interface costs seconds per thousand columns)
-                handle = slv.persistent_handle(model)
-                model._handle = handle
+                handle = model.master_state.handle = slv.persistent_handle(model)
             new_vars, new_cons = prog.add_cuts(model, Cuts(chosen, Z, np.full(len(chosen), prog.b)))
             if handle is not None:
                 handle.add_variables(new_vars)

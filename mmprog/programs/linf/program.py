@@ -6,11 +6,12 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ...engine.cuts import Cuts
+from ...cuts import Cuts
 from ...exceptions import ParameterError, SolverError, check_param
 from ...solvers import ProblemClass
-from ..base import Dims, Program, Solution, register
-from ...engine.working_set import WorkingSet, values_of
+from ..base import Dims, MasterState, Program, Solution, register
+from ...solvers import values_of
+from ...cuts import WorkingSet
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -32,7 +33,7 @@ class LInf(Program):
     -----
     Rows are *samples*, not loss-augmented labelings: the program is trained by :func:`solve_linf` (or
     :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`. A batch of rows is given to :meth:`record`
-    (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.engine.cuts.Cuts` with ``dF`` = the
+    (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.cuts.Cuts` with ``dF`` = the
     rows zᵢ over column keys, ``example`` = the sample ids and ``dl`` = b, so the model's working set
     (``model.ws``) is readable by the generic tools; :meth:`materialise` writes the Pyomo components of whatever
     was only recorded.
@@ -61,7 +62,7 @@ class LInf(Program):
     def objective_at(self, w, hinge=None):
         return self.regulariser(w)
 
-    def fit(self, oracle, **engine_kw):
+    def fit(self, oracle, engine, **engine_kw):
         raise ParameterError("program 'linf' learns from non-negative sparse (Phi, Psi) sets, not from a "
                              "structured data set: use mmprog.linf.LInfMaxMargin().fit(Phi, Psi) or "
                              "mmprog.programs.linf.solve_linf")
@@ -83,6 +84,7 @@ class LInf(Program):
         m.dims = dims
         m.joint_dim = int(dims.dim if joint_dim is None else joint_dim)
         m.ws = WorkingSet(dims.dim)
+        m.master_state = MasterState()
         m.b = float(self.b)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
         # t >= 0 is implied by -t <= w_j <= t once a column exists; stated so the empty master is bounded

@@ -164,12 +164,6 @@ class TensorSamples:
         keys, counts = self.column_counts()
         return counts[np.searchsorted(keys, cols)] == 1
 
-    def private_columns(self, i):
-        """The joint indices private to sample i (sorted int64)."""
-        Z = self.rows([i])
-        cols = Z.indices.astype(np.int64)
-        return cols[self.private_mask(cols)]
-
     def operator(self, J, values):
         """W (n_outputs, n_inputs), CSR, from w given on the joint indices J."""
         J = np.asarray(J, dtype=np.int64)

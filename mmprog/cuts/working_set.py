@@ -14,12 +14,6 @@ from ..features.base import csr_view
 from ._sparse_rows import row_dots, row_group_dots, rows_dot, rows_tdot, weighted_union
 
 
-def values_of(variables):
-    """Values of a list of Pyomo variables as a float array (None → 0, as for never-touched variables)."""
-    return np.fromiter(((v.value if v.value is not None else 0.0) for v in variables), dtype=np.float64,
-                       count=len(variables))
-
-
 class WorkingSet:
     """Cuts in insertion order.
 
@@ -65,9 +59,9 @@ class WorkingSet:
     def add(self, cuts):
         """Append a batch of cuts; returns their positions.
 
-        Cuts that carry their ΔF as integer counts (:attr:`~mmprog.engine.cuts.Cuts.counts`, a 1-slack cut of 0/1
+        Cuts that carry their ΔF as integer counts (:attr:`~mmprog.cuts.Cuts.counts`, a 1-slack cut of 0/1
         features) are kept as those counts, without making the float rows; a cut held as its labeling
-        (:class:`~mmprog.engine.cuts.LabelingCut`) is kept as that (:class:`LabelingBlock`)."""
+        (:class:`~mmprog.cuts.LabelingCut`) is kept as that (:class:`LabelingBlock`)."""
         start = self.size
         self._row_cache = None
         labeling = getattr(cuts, "labeling", None)
@@ -150,7 +144,7 @@ class WorkingSet:
         """Σ_p weights_p ΔF_p and Σ_p weights_p Δℓ_p over ``positions`` (an aggregated cut).
 
         Built from the stored entries alone, row by row by a merge of sorted indices
-        (:func:`~mmprog.engine._sparse_rows.weighted_union`): a sparse product (weightsᵀ F[S]) would allocate work
+        (:func:`~mmprog.cuts._sparse_rows.weighted_union`): a sparse product (weightsᵀ F[S]) would allocate work
         arrays as long as ``dim`` (53 million on CoNLL-2002 NER), a dense sum ΔFᵀλ a 424 MB vector, and one sort of
         all of S's entries (as before) ~32 bytes an entry.
 
@@ -190,7 +184,7 @@ class WorkingSet:
 
     def _row(self, p):
         """ΔF_p's sorted indices, stored values (views of its block) and their divisor: ΔF_p = values / div. A
-        labeling cut's row is made (:func:`~mmprog.engine.cuts.labeling_counts`); the last one made is kept until the next
+        labeling cut's row is made (:func:`~mmprog.cuts.labeling_counts`); the last one made is kept until the next
         add."""
         first, B, div = self._segments[self._segment_of(p)]
         if isinstance(B, LabelingBlock):
@@ -408,7 +402,7 @@ class WorkingSet:
         """Rows Qʲ_{p,q} = ⟨ΔF_{p,j}, ΔF_{q,j}⟩ of every group j for p in ``positions`` against every cut q so far.
 
         The per-template Gram rows of the template programs (mtl, pblock) from the blocks: against an explicit row
-        by a merge of sorted rows (:func:`~mmprog.engine._sparse_rows.row_group_dots`, each bin summed in
+        by a merge of sorted rows (:func:`~mmprog.cuts._sparse_rows.row_group_dots`, each bin summed in
         ascending column order: the floats of the product split by template); against the labeling cuts through X,
         all of them in one pass over their wrong tokens with row p held dense
         (:meth:`LabelingBlock.group_entries`; integer sums divided once, so exact for count rows). The stacked
@@ -536,7 +530,7 @@ class RowsSnapshot:
 
 
 class LabelingBlock:
-    """A 1-slack cut held as its labeling (:class:`mmprog.engine.cuts.LabelingCut`): the working set's block of one row.
+    """A 1-slack cut held as its labeling (:class:`mmprog.cuts.LabelingCut`): the working set's block of one row.
 
     n·ΔF = Xᵀ(E_gold − E_pred) ⊕ T over the wrong tokens, so the products of the Gram-dual master are taken through
     the token matrix X (kernels in :mod:`mmprog.features._binary`), never through the row:
@@ -569,11 +563,11 @@ class LabelingBlock:
 
     def csr(self):
         """The explicit row n·ΔF (integer counts), CSR (1, dim)."""
-        from .cuts import labeling_counts
+        from .base import labeling_counts
         return labeling_counts(self.lab)
 
     def dot(self, w):
-        from .cuts import labeling_dot
+        from .base import labeling_dot
         return labeling_dot(self.lab, w)
 
     @staticmethod

@@ -61,7 +61,7 @@ class CountCut(Cuts):
     """The 1-slack cut of integer-valued features kept as its integer counts: ΔF = counts / n.
 
     Σᵢ Δfᵢ of 0/1 template features counts tokens, so the averaged cut is an integer count vector over n; held that
-    way it takes 8 bytes an entry (int32 index and count; 6 with int16 counts) instead of 12 (:class:`~mmprog.engine.working_set.
+    way it takes 8 bytes an entry (int32 index and count; 6 with int16 counts) instead of 12 (:class:`~mmprog.cuts.working_set.
     WorkingSet` keeps the counts, on full CoNLL-2002 NER tens of millions of entries a cut). ``dF`` is the float
     row counts / n made on demand (a copy, for the programs that read rows), the same floats as dividing the sum in
     place; :meth:`violation` reads the counts directly.
@@ -104,7 +104,7 @@ class LabelingCut(CountCut):
     Its state block is Xᵀ(E_gold − E_ŷ) over the wrong tokens, so the tokens, their gold and decoded labels and the
     K × K transition counts determine ΔF = (Xᵀ(E_gold − E_ŷ) ⊕ T) / n: 6 bytes a wrong token instead of 6–8 bytes for
     each of the 6–12 million joint features the block touches on full CoNLL-2002 NER (≈ 1 MB against ≈ 100 MB a
-    cut). The working set keeps it that way (:class:`~mmprog.engine.working_set.WorkingSet`) and computes the
+    cut). The working set keeps it that way (:class:`~mmprog.cuts.working_set.WorkingSet`) and computes the
     Gram-dual master's products through X (:mod:`mmprog.features._binary`); ``counts`` and ``dF`` make the explicit
     row on demand, the very counts the oracle's explicit cut has (:func:`~mmprog.features._binary.binary_state_cut`).
 

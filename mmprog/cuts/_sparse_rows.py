@@ -146,24 +146,6 @@ def rows_dot(indptr, indices, data, div, w, out):
 
 
 @njit(**_JIT)
-def integer_counts(values, out):
-    """Write ``values`` into the int32 array ``out`` if every one is an integer of int32's range; returns whether
-    they all were (``out`` is then partly written and not to be used).
-
-    Parameters
-    ----------
-    values : ndarray of float64, shape (m,)
-    out : ndarray of int32, shape (m,)
-    """
-    for k in range(values.shape[0]):
-        v = values[k]
-        if not (-2147483647.0 <= v <= 2147483647.0) or v != np.floor(v):
-            return False
-        out[k] = np.int32(v)
-    return True
-
-
-@njit(**_JIT)
 def _union_size(a_idx, b_idx):
     n_a, n_b = a_idx.shape[0], b_idx.shape[0]
     a = b = k = 0

@@ -11,7 +11,9 @@ import time
 
 import numpy as np
 
-
+NAME = "demo"
+HELP = "the main job: P0 and P1, n-slack and 1-slack, on synthetic data and OCR"
+ORDER = 70
 
 #: wall-clock limit of P1 on OCR100 in the demo (the termination column says whether it was reached): the factored
 #: LP takes about 160 s on an idle core
@@ -35,10 +37,20 @@ COLUMNS = ["data", "program", "slack", "solver", "iterations", "cuts", "time_s",
            "test_error", "nonzero_w", "termination"]
 
 
-def main(json_out=False, data_root=None, quick=False):
+def add_arguments(p):
+    p.add_argument("--data-root", default=None, help="folder with the real datasets (default ../shared/data)")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args):
+    return demo(json_out=args.json, data_root=args.data_root, quick=args.quick)
+
+
+def demo(json_out=False, data_root=None, quick=False):
     """Run the demo runs one after another, printing each row as it finishes (the whole table at the end)."""
-    from .commands import table
-    from .datasets.synthetic import synthetic_chain
+    from ..datasets.synthetic import synthetic_chain
+    from .common import table
     rows = []
 
     def add(row):
@@ -54,11 +66,11 @@ def main(json_out=False, data_root=None, quick=False):
     for program in ("m3n", "l1m3n"):
         add(_row("synthetic", program, "n", tr, te, C=1.0, eps=1e-3))
         add(_row("synthetic", program, "one", tr, te, C=1.0, eps=0.1, max_iter=500))
-    from .datasets.registry import default_data_root
+    from ..datasets.registry import default_data_root
     root = data_root or default_data_root()
     ocr_path = os.path.join(root, "ocr_letters", "letters.npz")
     if os.path.exists(ocr_path) and not quick:
-        from .datasets.ocr import load_ocr
+        from ..datasets.ocr import load_ocr
         ocr = load_ocr(ocr_path)
         f0 = np.asarray(ocr.fold_ids) == 0
         tr, te = ocr[np.nonzero(f0)[0]], ocr[np.nonzero(~f0)[0]]

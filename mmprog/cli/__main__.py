@@ -1,0 +1,6 @@
+"""``python -m mmprog.cli``: the ``mmprog`` command."""
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,192 @@
+"""``mmprog train``: train a program on data (or, with ``--templates``, on token text) and print the run summary."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .common import (load_data, long_run_options, print_result, program_params, save_first,
+                     training_arguments)
+
+NAME = "train"
+HELP = "train a program on data; prints the run summary"
+ORDER = 10
+
+
+def add_arguments(p):
+    training_arguments(p)
+    p.add_argument("--test", default=None, help="data spec of a test set")
+    p.add_argument("--dev", default=None, metavar="SPEC|FRACTION", help="dependency data: choose C (--C-grid) and "
+                   "--arc-templates by UAS on this data spec or held-out fraction of --data")
+    p.add_argument("--C-grid", default=None, type=lambda v: [float(c) for c in v.split(",")], metavar="C1,C2,...",
+                   help="with --dev: the C to try (default 0.1,0.3,1)")
+    p.add_argument("--arc-templates", default=None, metavar="PRESET[,PRESET]",
+                   help="dependency data: arc template preset (mcdonald05, mcdonald05+cpos, mst-ud); several are "
+                        "chosen among on --dev")
+    p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
+                   "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
+    p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
+    p.add_argument("--lexicon", action="append", default=None, metavar="NAME=FILE",
+                   help="with --templates: a gazetteer / word-cluster file ('word value' per line), addressed in "
+                        "templates as the derived column NAME, e.g. %%x[0,0:NAME]; repeatable")
+    p.add_argument("--tag-scheme", default="asis", choices=["asis", "iobes"],
+                   help="with --templates: label encoding the chain is trained on. asis (default): the file's "
+                        "labels as they are; iobes: BIO/IOB1 chunk labels converted to IOBES (S- single-token "
+                        "chunk, E- last token), decoded in IOBES and written back in the file's encoding by tag, "
+                        "evaluate and predict (the model records it); tag --marginals then gives the marginal of "
+                        "the decoded IOBES label")
+    p.add_argument("--order", type=int, default=1, choices=[1, 2],
+                   help="Markov order of the chain's labels: 2 adds label-trigram features, decoded exactly by "
+                        "Viterbi over label pairs (no marginals or top-k)")
+    p.add_argument("--transitions", default="all", choices=["all", "seen"],
+                   help="with --order 2: seen confines the labelings to the label bigrams seen in the training "
+                        "labels (kept in the model), which makes the pair Viterbi cheaper, e.g. with IOBES labels")
+    p.add_argument("--drop-after", type=int, default=None, help="drop cuts inactive for this many rounds")
+    p.add_argument("--max-cuts", type=int, default=None,
+                   help="at most this many active cuts a slack: older ones are aggregated (bounds memory)")
+    p.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds for the whole fit")
+    p.add_argument("--solve-time-limit", type=float, default=None,
+                   help="cap in seconds on one master solve, passed to the solver (default 600)")
+    p.add_argument("--checkpoint", default=None, metavar="PATH",
+                   help="keep the working set and iterate in PATH.npz (atomic writes); written every "
+                        "--checkpoint-every rounds and when the fit is interrupted or stopped by a limit")
+    p.add_argument("--checkpoint-every", type=int, default=None, metavar="N")
+    p.add_argument("--stabilise", default=None, choices=["in-out"],
+                   help="separate at a point between the best point so far and the master's (in-out); the master "
+                        "and its optimum are unchanged")
+    p.add_argument("--inout-weight", type=float, default=0.8, metavar="LAMBDA",
+                   help="weight of the best point in the in-out separation point, in [0, 1) (default 0.8)")
+    p.add_argument("--line-search", type=int, default=0, metavar="M",
+                   help="with --stabilise in-out: also evaluate the full objective at M points between the master's "
+                        "point and the best point, which may move the best point (default 0)")
+    p.add_argument("--gap-tol", type=float, default=None,
+                   help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT",
+                   help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
+    p.add_argument("--oracle", default="serial", choices=["serial", "thread", "process", "dask"])
+    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--client", default=None, help="dask scheduler address for --oracle dask")
+    p.add_argument("--show-every", type=int, default=None, help="print the master's structure every N rounds")
+    p.add_argument("--at-iter", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", default=None, help="save the model as OUT.json + OUT.npz")
+    p.add_argument("--export", default=None, help="write the final master (.lp, .mps, .nl, .gms)")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args):
+    import mmprog
+    if args.templates:
+        return train_text(args)
+    if args.tag_scheme != "asis":
+        from ..exceptions import ParameterError
+        raise ParameterError(f"--tag-scheme {args.tag_scheme} converts the labels of token text and needs "
+                             f"--templates (conll:FILE data); give --templates or leave --tag-scheme at asis")
+    ds = load_data(args.data, args.train_fold, "train")
+    extra = program_params(args)
+    show = None
+    if args.show_every or args.at_iter:
+        from ..inspect import show_model
+        from ..programs import get_program
+        prog = get_program(args.program or "m3n", C=1.0 if args.C is None else args.C, **extra)
+
+        def show(model, rec):
+            if args.show_every and rec.iteration % args.show_every == 0:
+                prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
+                print(show_model(model), file=sys.stderr)
+    long_run = long_run_options(args)
+    kw = dict(program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+              max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
+              client=args.client, show=show, show_every=args.show_every, progress=not args.json,
+              drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, transitions=args.transitions,
+              **long_run, **extra)
+    trees = getattr(ds, "heads", None) is not None
+    if trees:       # dependency data: the parser chosen on --dev, then the labeller (mmprog.parsing)
+        from .. import parsing
+        res, labeller, info = parsing.train_treebank(
+            ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
+            report=lambda row: print(json.dumps(row), file=sys.stderr))
+    elif args.dev or args.arc_templates or args.C_grid:
+        from ..exceptions import ParameterError
+        raise ParameterError("--dev, --arc-templates and --C-grid are for dependency data (conllu:/conllx:)")
+    else:
+        res = mmprog.fit(ds, **kw)
+    out = res.summary()
+    rc = save_first(res, args, out, long_run["checkpoint"])
+    if rc is not None:
+        return rc
+    evaluate = res.evaluate
+    if trees:
+        out.update(info)
+        if labeller is not None and args.out:
+            out["saved_labeller"] = labeller.save(parsing.labeller_base(args.out))
+
+        def evaluate(data):
+            return parsing.evaluate_parser(res, labeller, data)
+    out["train"] = evaluate(ds)
+    if args.test:
+        out["test"] = evaluate(load_data(args.test))
+    elif args.train_fold is not None:
+        out["test"] = evaluate(load_data(args.data, args.train_fold, "test"))
+    if args.export:
+        out["exported"] = res.export(args.export)
+    print_result(out, args.json)
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# the text route (--templates)
+# ----------------------------------------------------------------------------------------------------------------------
+
+def lexicons(specs):
+    """``--lexicon NAME=FILE`` options as {NAME: {word: value}} (each file read with one-line errors)."""
+    from ..exceptions import ParameterError
+    from ..features.templates import read_lexicon
+    out = {}
+    for spec in specs or []:
+        name, eq, path = spec.partition("=")
+        if not eq or not name or not path:
+            raise ParameterError(f"--lexicon takes NAME=FILE (e.g. brown=clusters.txt); got {spec!r}")
+        if name in out:
+            raise ParameterError(f"--lexicon {name!r} given twice")
+        out[name] = read_lexicon(path)
+    return out
+
+
+def train_text(args):
+    """``mmprog train --templates ...``: features from templates on a CoNLL file, then the chosen program."""
+    from ..datasets.registry import load_spec
+    from ..exceptions import ParameterError
+    from ..tagging import fit_text, read_templates, score_text
+    from .common import format_scores
+    corpus = load_spec(args.data)
+    if not hasattr(corpus, "sentences") or hasattr(corpus, "heads") or not hasattr(corpus, "labels"):
+        raise ParameterError(f"--templates needs token text (a conll or sighan spec); {args.data!r} loads a "
+                             f"{type(corpus).__name__}")
+    extra = program_params(args)
+    long_run = long_run_options(args)
+    t0 = time.perf_counter()
+    res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
+                   lexicons=lexicons(args.lexicon), tag_scheme=args.tag_scheme,
+                   program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+                   max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
+                   client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, order=args.order,
+                   transitions=args.transitions, **long_run, **extra)
+    out = res.summary()
+    out["train_seconds"] = round(time.perf_counter() - t0, 2)
+    out["n_input_features"] = res.meta["n_input_features"]
+    out["task"] = res.meta["task"]
+    out["tag_scheme"] = res.meta["tag_scheme"]
+    if "file_scheme" in res.meta:
+        out["file_scheme"] = res.meta["file_scheme"]
+    rc = save_first(res, args, out, long_run["checkpoint"])
+    if rc is not None:
+        return rc
+    if args.test:
+        out["test"] = score_text(res, load_spec(args.test))
+    if args.json:
+        print_result(out, True)
+    else:
+        test = out.pop("test", None)
+        print_result(out, False)
+        if test is not None:
+            print(format_scores(test))

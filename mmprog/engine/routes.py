@@ -1,0 +1,39 @@
+"""The engine as a program sees it: what a program with an outer loop (EM, variational updates) or another route
+to its program is handed to drive the engine, so that no program imports the engine.
+
+:func:`mmprog.fit` calls ``program.fit(oracle, ENGINE, **settings)`` when the program defines ``fit``; every other
+program is grown by :meth:`Engine.cutting_plane` directly.
+"""
+from __future__ import annotations
+
+
+class Engine:
+    """The routes of the engine, by name (one instance, :data:`ENGINE`)."""
+
+    @staticmethod
+    def cutting_plane(program, oracle, **settings):
+        """The cutting-plane loop (:func:`mmprog.engine.loop.run`): ``settings`` as it takes them, ``model=`` to
+        grow a master kept from an earlier run."""
+        from .loop import run
+        return run(program, oracle, **settings)
+
+    @staticmethod
+    def subgradient(oracle, radius, settings, **loop_settings):
+        """The projected sub-gradient method over the ℓ1 ball of ``radius`` (:func:`mmprog.engine.subgradient.
+        projected_subgradient`; KDD 2009 Algorithm 2): ``max_iter`` passes, ``time_limit`` and ``progress`` of the
+        loop's settings apply (``eps``, ``slack`` and the solver play no part)."""
+        from .subgradient import projected_subgradient
+        return projected_subgradient(oracle, radius, n_iter=loop_settings.get("max_iter", 500),
+                                     time_limit=loop_settings.get("time_limit"),
+                                     progress=loop_settings.get("progress", False), **settings)
+
+    @staticmethod
+    def factored_lp(program, oracle, **settings):
+        """A chain program's whole LP in polynomial size, solved once (:func:`mmprog.engine.factored_lp.
+        fit_factored`)."""
+        from .factored_lp import fit_factored
+        return fit_factored(program, oracle, **settings)
+
+
+#: what :func:`mmprog.fit` hands to ``program.fit``
+ENGINE = Engine()
