@@ -16,7 +16,9 @@ from mmprog.features.arcs import ARC_PRESETS, ArcFeatureMap
 from mmprog.features.base import JointFeatureMap
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-FIELD = {"w": "form", "p": "pos", "c": "cpos", "l": "lemma"}
+FIELD = {"w": "form", "p": "pos", "c": "cpos", "l": "lemma", "s": "pos", "f": "feats", "x": "form"}
+# derived fields, written out again here: the XPOS's first '|' segment, the form's first five characters
+DERIVE = {"s": lambda v: v.split("|")[0], "x": lambda v: v[:5]}
 
 
 # ------------------------------------------------------------------------------------------- reference implementation
@@ -34,21 +36,32 @@ def ref_arc_features(sent, h, m, templates):
             return "STR"
         if q > n:
             return "END"
-        return "<root>" if q == 0 else sent[FIELD[f]][q - 1]
+        if q == 0:
+            return "<root>"
+        v = sent[FIELD[f]][q - 1]
+        return DERIVE[f](v) if f in DERIVE else v
 
     out = Counter()
     for spec in templates:
         body, _, conj = spec.partition("|")
         atoms = body.split("/")
         suffix = f"|{'L' if h > m else 'R'}{bucket(abs(h - m))}" if conj else ""
-        between = any(a[0] == "b" for a in atoms)
+        between = any(a[0] == "b" and len(a) == 2 for a in atoms)
         for b in (range(min(h, m) + 1, max(h, m)) if between else [None]):
             vals = []
             for a in atoms:
                 who, f, off = a[0], a[1], int(a[2:] or 0)
-                q = b if who == "b" else (h if who == "h" else m) + off
+                if who == "b" and off:
+                    # relative position: the off-th word from the head towards the modifier, if the arc spans it
+                    if off >= abs(h - m):
+                        vals = None
+                        break
+                    q = h + off if m > h else h - off
+                else:
+                    q = b if who == "b" else (h if who == "h" else m) + off
                 vals.append(val(f, q))
-            out[f"{spec}={'/'.join(vals)}{suffix}"] += 1
+            if vals is not None:
+                out[f"{spec}={'/'.join(vals)}{suffix}"] += 1
     return out
 
 
@@ -99,7 +112,12 @@ def random_treebank(rng, n_sent, max_len=8, n_words=12, n_tags=5):
         n = int(rng.integers(1, max_len + 1))
         sents.append({"form": [f"w{k}" for k in rng.integers(0, n_words, n)],
                       "pos": [f"P{k}" for k in rng.integers(0, n_tags, n)],
-                      "cpos": [f"C{k}" for k in rng.integers(0, 3, n)]})
+                      "cpos": [f"C{k}" for k in rng.integers(0, 3, n)],
+                      # long forms share 5-character prefixes; XPOS with '|' segments; FEATS bundles
+                      "feats": [f"F{k}=a|G=b" if k else "_" for k in rng.integers(0, 3, n)],
+                      "lemma": [f"l{k}" for k in rng.integers(0, 4, n)]})
+        sents[-1]["form"] = [w if rng.random() < 0.5 else "prefixed" + w for w in sents[-1]["form"]]
+        sents[-1]["pos"] = [p + f"|S{k}" if k else p for p, k in zip(sents[-1]["pos"], rng.integers(0, 3, n))]
         heads.append(random_tree(rng, n))
     return TreeDataset(sents, heads)
 
@@ -133,7 +151,7 @@ def all_trees(n, projective=False):
 
 # ------------------------------------------------------------------------------------------- tests
 
-@pytest.mark.parametrize("preset,min_count", [("mcdonald05", 1), ("mcdonald05+cpos", 2)])
+@pytest.mark.parametrize("preset,min_count", [("mcdonald05", 1), ("mcdonald05+cpos", 2), ("mst-ud", 1)])
 def test_dictionary_and_arc_rows_match_reference(preset, min_count):
     rng = np.random.default_rng(min_count)
     train = random_treebank(rng, 40)
@@ -275,10 +293,10 @@ def test_state_round_trip_json_npz(tmp_path):
 
 
 def test_errors():
-    with pytest.raises(ParameterError, match="atom 'hx'"):
-        ArcFeatureMap(["hx"])
-    with pytest.raises(ParameterError, match="takes no offset"):
-        ArcFeatureMap(["hp/bp+1/mp"])
+    with pytest.raises(ParameterError, match="atom 'hz'"):
+        ArcFeatureMap(["hz"])
+    with pytest.raises(ParameterError, match="positive relative position"):
+        ArcFeatureMap(["hp/bp-1/mp"])
     with pytest.raises(ParameterError, match="'\\|dd'"):
         ArcFeatureMap(["hp|d"])
     with pytest.raises(ParameterError, match="not one of"):
@@ -347,3 +365,17 @@ def test_real_treebank_slice_matches_reference():
                 continue
             ref = Counter({k: v for k, v in ref_arc_features(s, h, m, templates).items() if k in vocab})
             assert as_named(fm, Fi[h * (n + 1) + m]) == ref
+
+
+def test_absent_lemma_column_drops_its_templates_and_relative_position_needs_positive_offset():
+    rng = np.random.default_rng(3)
+    train = random_treebank(rng, 20)
+    for s in train.sentences:
+        s["lemma"] = ["_"] * len(s["form"])
+    fm = ArcFeatureMap("mst-ud").fit(train)
+    lemma_templates = [t for t in ARC_PRESETS["mst-ud"] if "hl" in t or "ml" in t]
+    assert lemma_templates and fm.dropped_templates == lemma_templates
+    assert set(fm.dropped_templates) | set(fm.templates) == set(ARC_PRESETS["mst-ud"])
+    # the saved state keeps the templates actually used
+    fm2 = ArcFeatureMap.from_state(*fm.to_state())
+    assert fm2.templates == fm.templates and fm2.dim == fm.dim

@@ -305,7 +305,7 @@ def test_topk_headers_cannot_be_read_as_token_lines(work, tmp_path, capsys):
     assert sum(t.startswith("# ") for t in tokens) >= 3                # the '#' forms are there, as token lines
 
 
-def test_parse_clears_deps_that_would_contradict_the_predicted_heads(work, tmp_path, capsys):
+def test_parse_leaves_no_deps_that_contradict_the_predicted_heads(work, tmp_path, capsys):
     tb = tmp_path / "mwt.conllu"
     tb.write_text("# sent_id = 1\n"
                   "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
@@ -318,7 +318,9 @@ def test_parse_clears_deps_that_would_contradict_the_predicted_heads(work, tmp_p
     assert rc == 0, err
     got = [ln.split("\t") for ln in out.read_text().split("\n") if ln and not ln.startswith("#")]
     words = [f for f in got if f[0].isdigit()]
-    assert [f[8] for f in words] == ["_", "_", "_"] and [f[9] for f in words] == ["_", "SpaceAfter=No", "_"]
+    # DEPS is the predicted basic arc HEAD:DEPREL (the model predicts no enhanced graph), never the input's heads
+    assert [f[8] for f in words] == [f"{f[6]}:{f[7]}" for f in words]
+    assert [f[9] for f in words] == ["_", "SpaceAfter=No", "_"]
     assert "\t".join(got[0]) == "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_"                 # multiword token kept
     assert "\t".join(got[3]) == "2.1\tw\t_\tX\t_\t_\t_\t_\t1:dep\t_"               # empty node kept
 

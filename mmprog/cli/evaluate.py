@@ -1,4 +1,5 @@
-"""``mmprog evaluate``: a saved model's scores on data (conlleval-like lines for a model trained on text)."""
+"""``mmprog evaluate``: a saved model's scores on data (conlleval-like lines for a model trained on text; UAS and
+LAS for a dependency model)."""
 from __future__ import annotations
 
 from .common import format_scores, model_arguments, model_data, print_result
@@ -21,4 +22,7 @@ def run(args):
         sc = score_text(pred, ds)
         print_result(sc, True) if args.json else print(format_scores(sc))
         return
+    if getattr(pred.fmap, "kind", None) == "arcs":      # UAS and, with the saved labeller, LAS
+        from ..parsing import evaluate_parser, load_labeller
+        return print_result(evaluate_parser(pred, load_labeller(args.model), ds), args.json)
     print_result(pred.evaluate(ds), args.json)

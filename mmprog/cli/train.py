@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -17,6 +18,13 @@ ORDER = 10
 def add_arguments(p):
     training_arguments(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
+    p.add_argument("--dev", default=None, metavar="SPEC|FRACTION", help="dependency data: choose C (--C-grid) and "
+                   "--arc-templates by UAS on this data spec or held-out fraction of --data")
+    p.add_argument("--C-grid", default=None, type=lambda v: [float(c) for c in v.split(",")], metavar="C1,C2,...",
+                   help="with --dev: the C to try (default 0.1,0.3,1)")
+    p.add_argument("--arc-templates", default=None, metavar="PRESET[,PRESET]",
+                   help="dependency data: arc template preset (mcdonald05, mcdonald05+cpos, mst-ud); several are "
+                        "chosen among on --dev")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
@@ -119,20 +127,39 @@ def run(args):
                 prog.materialise(model)       # rows kept as arrays for the native HiGHS route are written first
                 print(show_model(model), file=sys.stderr)
     long_run = long_run_options(args)
-    res = mmprog.fit(ds, program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
-                     max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
-                     client=args.client, show=show, show_every=args.show_every, progress=not args.json,
-                     drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, transitions=args.transitions,
-                     **long_run, **extra)
+    kw = dict(program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
+              max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
+              client=args.client, show=show, show_every=args.show_every, progress=not args.json,
+              drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, transitions=args.transitions,
+              **long_run, **extra)
+    trees = getattr(ds, "heads", None) is not None
+    if trees:       # dependency data: the parser chosen on --dev, then the labeller (mmprog.parsing)
+        from .. import parsing
+        res, labeller, info = parsing.train_treebank(
+            ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
+            report=lambda row: print(json.dumps(row), file=sys.stderr))
+    elif args.dev or args.arc_templates or args.C_grid:
+        from ..exceptions import ParameterError
+        raise ParameterError("--dev, --arc-templates and --C-grid are for dependency data (conllu:/conllx:)")
+    else:
+        res = mmprog.fit(ds, **kw)
     out = res.summary()
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
         return rc
-    out["train"] = res.evaluate(ds)
+    evaluate = res.evaluate
+    if trees:
+        out.update(info)
+        if labeller is not None and args.out:
+            out["saved_labeller"] = labeller.save(parsing.labeller_base(args.out))
+
+        def evaluate(data):
+            return parsing.evaluate_parser(res, labeller, data)
+    out["train"] = evaluate(ds)
     if args.test:
-        out["test"] = res.evaluate(load_data(args.test))
+        out["test"] = evaluate(load_data(args.test))
     elif args.train_fold is not None:
-        out["test"] = res.evaluate(load_data(args.data, args.train_fold, "test"))
+        out["test"] = evaluate(load_data(args.data, args.train_fold, "test"))
     if args.export:
         out["exported"] = export_master(res, args.export)
     print_result(out, args.json)

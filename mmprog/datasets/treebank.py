@@ -123,7 +123,7 @@ def _read_10col(path, dialect, name, encoding):
     return _finish(p, sentences, heads, name)
 
 
-def sentence_10col(p, block, dialect, index):
+def sentence_10col(p, block, dialect, index, unannotated=False):
     """One sentence of a CoNLL-U/CoNLL-X file from its token lines (comment lines already removed).
 
     Parameters
@@ -135,6 +135,8 @@ def sentence_10col(p, block, dialect, index):
     dialect : {"conllu", "conllx"}
     index : int
         0-based number of the sentence, for messages.
+    unannotated : bool
+        Accept a sentence whose HEAD column is ``_`` on every token (text to parse); its heads are then -1.
 
     Returns
     -------
@@ -162,13 +164,22 @@ def sentence_10col(p, block, dialect, index):
         if tid != len(form) + 1:
             raise fail(p, k, f"token ID {tid} out of sequence; expected {len(form) + 1} (IDs run 1, 2, ... in "
                              f"each sentence, a blank line between sentences)")
-        try:
-            h = parse_int_value(f[6])
-        except (ParseException, ValueError):
-            h = None
-        if h is None:
-            raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)")
-        check_int_field(p, k, h, "head")  # the range within the sentence: check_tree
+        missing = unannotated and f[6] == "_"
+        if missing:
+            h = -1
+        else:
+            try:
+                h = parse_int_value(f[6])
+            except (ParseException, ValueError):
+                h = None
+            if h is None:
+                raise fail(p, k, f"HEAD {f[6]!r} is not an integer (0 = root, else the ID of the head token)"
+                                 + (" or '_'" if unannotated else ""))
+            check_int_field(p, k, h, "head")  # the range within the sentence: check_tree
+        if hs and missing != none_given:
+            raise fail(p, k, f"HEAD {f[6]!r} but the sentence's first token has HEAD "
+                             f"{'_' if none_given else repr(str(hs[0]))}; give every token a head or none ('_')")
+        none_given = missing
         form.append(f[1])
         lemma.append(f[2])
         cpos.append(f[3])
@@ -179,5 +190,6 @@ def sentence_10col(p, block, dialect, index):
     if not form:
         return None  # a block of multiword/empty-node lines only cannot occur in valid files; nothing to keep
     h = np.asarray(hs, dtype=np.int64)
-    check_tree(h, len(form), index, f"{p}:{block[0][0]}")
+    if not none_given:
+        check_tree(h, len(form), index, f"{p}:{block[0][0]}")
     return {"form": form, "lemma": lemma, "cpos": cpos, "pos": pos, "feats": feats, "deprel": deprel}, h

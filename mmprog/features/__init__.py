@@ -55,6 +55,9 @@ def rebuild(desc, arrays, n_weights=None):
     if kind == "arcs":
         from .arcs import ArcFeatureMap
         return ArcFeatureMap.from_state(desc, arrays)
+    if kind == "arclabels":
+        from .arc_labels import ArcLabelFeatureMap
+        return ArcLabelFeatureMap.from_state(desc, arrays)
     if kind == "hierarchy":
         from .hierarchy import HierarchyFeatureMap
         return HierarchyFeatureMap.from_description(desc, arrays)

@@ -8,11 +8,15 @@ wᵀf(x, y) = Σ_m s[y_m, m] with arc scores s[h, m] = wᵀf(x, h → m). Decodi
 Templates (McDonald, Crammer & Pereira, "Online large-margin training of dependency parsers", ACL 2005, Table 1;
 Mao & Tsang section 3.4). A template is written as atoms joined by ``/``, optionally followed by ``|dd``:
 
-* ``h`` (head) or ``m`` (modifier), then a field ``w`` form, ``p`` POS, ``c`` coarse POS, ``l`` lemma, then an
-  optional offset: ``hw`` head form, ``mp`` modifier POS, ``hp+1`` POS of the word right of the head, ``mp-1`` POS
-  of the word left of the modifier;
+* ``h`` (head) or ``m`` (modifier), then a field — ``w`` form, ``p`` POS (CoNLL-U XPOS), ``c`` coarse POS (UPOS),
+  ``l`` lemma, ``s`` the XPOS's first ``|`` segment (``NN`` of ``NN|UTR|SIN|DEF|NOM``), ``f`` the FEATS bundle as
+  one value, ``x`` the form's first 5 characters (MSTParser's back-off for long words) — then an optional offset:
+  ``hw`` head form, ``mp`` modifier POS, ``hp+1`` POS of the word right of the head, ``mp-1`` POS of the word left
+  of the modifier;
 * ``b`` + field: a word strictly between head and modifier — ``hp/bp/mp`` fires once for every word in between
-  (so its value counts how many in-between words have each tag);
+  (so its value counts how many in-between words have each tag); ``b`` + field + ``+k`` is the k-th word from
+  the head towards the modifier, one template per relative position as Mao & Tsang count them (``hp/bp+2/mp``
+  fires once, on arcs spanning at least two in-between words);
 * ``|dd`` conjoins the template with the attachment direction (head left or right of the modifier) and the distance
   |h − m| bucketed as 1, 2, 3, 4, 5–9, 10+.
 
@@ -28,6 +32,13 @@ templates over the coarse tag as well (52 groups). Mao & Tsang report 568 (Danis
 they count CPOS/POS variants and every relative position of the in-between word as separate templates; mmprog
 keeps Table 1's templates (each relative position is folded into one in-between template).
 
+``"mst-ud"`` is MSTParser's first-order set for a UD/CoNLL-X file: the POS-only templates (unigrams, bigram,
+in-between trigram folded and at relative positions 1–3, the four surrounding 4-grams) over UPOS and over the XPOS's
+first segment, Table 1's word templates over the form, its 5-character prefix and the lemma, each paired with both
+POS fields, the full XPOS in unigram/bigram templates and the FEATS bundle beside UPOS: 81 templates, 162 groups
+with direction/distance. Templates that read a column which is ``_`` throughout the training file (the lemma of
+the Talbanken v1.0 files) are left out at :meth:`ArcFeatureMap.fit` (``dropped_templates``).
+
 Features are identified by int64 keys (template values packed in mixed radix over the field vocabularies, then the
 direction-distance code), never by strings; the dictionary of a template is its sorted key array, built from the
 gold arcs of the training data (MSTParser's choice) or from all arcs.
@@ -42,10 +53,17 @@ import scipy.sparse as sp
 from ..exceptions import DataError, ModelFileError, ParameterError
 from .base import Prepared
 
-__all__ = ["ArcFeatureMap", "ARC_PRESETS", "distance_bucket"]
+__all__ = ["ArcFeatureMap", "ARC_PRESETS", "distance_bucket", "resolve_templates"]
 
-_FIELDS = {"w": "form", "p": "pos", "c": "cpos", "l": "lemma"}
-_ATOM = re.compile(r"^([hmb])([wpcl])([+-]\d+)?$")
+# field letter -> (column, derivation); the derived fields are computed from a column when sentences are encoded
+_FIELDS = {"w": "form", "p": "pos", "c": "cpos", "l": "lemma", "s": "pos", "f": "feats", "x": "form"}
+_DERIVED = {
+    # the XPOS's first segment: "NN" of the SUC tag "NN|UTR|SIN|DEF|NOM" (a tag without "|" is itself)
+    "s": lambda v: v.split("|", 1)[0],
+    # MSTParser's 5-character prefix, its back-off for long (rare) words; shorter words are themselves
+    "x": lambda v: v[:5],
+}
+_ATOM = re.compile(r"^([hmb])([wpclsfx])([+-]\d+)?$")
 # value ids of the special symbols in every field; real values start at _N_SPECIAL
 _ROOT, _STR, _END = 0, 1, 2
 _SPECIAL = ("<root>", "STR", "END")
@@ -68,11 +86,55 @@ def _with_dd(base):
     return [t for b in base for t in (b, b + "|dd")]
 
 
+def _mst_pos(P, positions=3):
+    """MSTParser's POS-only templates over the POS field P: unigrams, the bigram, the in-between trigram (folded
+    over the words between, and once per relative position 1..positions as Mao & Tsang count them) and the four
+    surrounding-POS 4-grams."""
+    return ([f"h{P}", f"m{P}", f"h{P}/m{P}", f"h{P}/b{P}/m{P}"]
+            + [f"h{P}/b{P}+{k}/m{P}" for k in range(1, positions + 1)]
+            + [f"h{P}/h{P}+1/m{P}-1/m{P}", f"h{P}-1/h{P}/m{P}-1/m{P}", f"h{P}/h{P}+1/m{P}/m{P}+1",
+               f"h{P}-1/h{P}/m{P}/m{P}+1"])
+
+
+def _mst_word(W, P):
+    """McDonald et al.'s word templates with word field W (form, 5-character prefix or lemma) and POS field P."""
+    return [f"h{W}/h{P}", f"m{W}/m{P}", f"h{W}/h{P}/m{W}/m{P}", f"h{P}/m{W}/m{P}", f"h{W}/m{W}/m{P}",
+            f"h{W}/h{P}/m{P}", f"h{W}/h{P}/m{W}"]
+
+
+def _dedupe(ts):
+    return list(dict.fromkeys(ts))
+
+
+# MSTParser's first-order set over a UD file: POS templates over UPOS (c) and the XPOS's first segment (s), word
+# templates over the form (w), its 5-character prefix (x) and the lemma (l, dropped when the file has none), the
+# full XPOS (p) and the FEATS bundle (f) in unigram/bigram templates
+_MST_UD = _dedupe(
+    _mst_pos("c") + _mst_pos("s")
+    + [t for W in "wxl" for t in [f"h{W}", f"m{W}", f"h{W}/m{W}"] + _mst_word(W, "c") + _mst_word(W, "s")]
+    + ["hp", "mp", "hp/mp", "hw/hp", "mw/mp"]
+    + ["hc/hf", "mc/mf", "hc/hf/mc/mf"])
+
+
 #: Named arc template sets (see the module docstring).
 ARC_PRESETS: dict[str, list[str]] = {
     "mcdonald05": _with_dd(_MCDONALD05),
     "mcdonald05+cpos": _with_dd(_MCDONALD05 + _CPOS_EXTRA),
+    "mst-ud": _with_dd(_MST_UD),
 }
+
+
+def resolve_templates(templates, presets, default):
+    """(preset name or None, template list) of a ``templates`` argument: None (the default preset), a preset name,
+    or a list of specs."""
+    if templates is None:
+        templates = default
+    if isinstance(templates, str):
+        if templates not in presets:
+            raise ParameterError(f"templates {templates!r} is not one of {sorted(presets)}; or pass a list of arc "
+                                 f"template specs like 'hp/mp|dd'")
+        return templates, presets[templates]
+    return None, templates
 
 
 def distance_bucket(d):
@@ -98,7 +160,12 @@ class _ArcTemplate:
                                      f"(e.g. hw, mp, hp+1, bp)")
             who, f, off = m.group(1), m.group(2), int(m.group(3) or 0)
             if who == "b" and off:
-                raise ParameterError(f"arc template {spec!r}: the in-between atom {a!r} takes no offset")
+                if off < 1:
+                    raise ParameterError(f"arc template {spec!r}: the in-between atom {a!r} takes a positive "
+                                         f"relative position (bp+1 is the word next to the head towards "
+                                         f"the modifier)")
+                # one relative position: a plain atom that fires only when the arc spans more than off words
+                who = "r"
             self.atoms.append((who, f, off))
         if sum(a[0] == "b" for a in self.atoms) > 1:
             raise ParameterError(f"arc template {spec!r}: at most one in-between (b) atom per template")
@@ -149,6 +216,13 @@ class _ArcContext:
             if who == "b":
                 q = self.between[1]
                 a = self.ids[f][self._field(side, "base") + q]
+            elif who == "r":
+                # the off-th word from the head towards the modifier; -1 (no feature) when the arc is too short
+                h, m = self._field(side, "h"), self._field(side, "m")
+                q = h + off * np.sign(m - h)
+                inside = off < np.abs(m - h)
+                a = np.full(q.shape[0], -1, dtype=np.int64)
+                a[inside] = self.ids[f][self._field(side, "base")[inside] + q[inside]]
             else:
                 q = self._field(side, who) + off if off else self._field(side, who)
                 n = self._field(side, "n")
@@ -197,16 +271,7 @@ class ArcFeatureMap:
     kind = "arcs"
 
     def __init__(self, templates=None, min_count=1, projective=False):
-        if templates is None:
-            templates = "mcdonald05"
-        if isinstance(templates, str):
-            if templates not in ARC_PRESETS:
-                raise ParameterError(f"templates {templates!r} is not one of {sorted(ARC_PRESETS)}; or pass a list "
-                                     f"of template specs like 'hp/mp|dd'")
-            self.preset = templates
-            templates = ARC_PRESETS[templates]
-        else:
-            self.preset = None
+        self.preset, templates = resolve_templates(templates, ARC_PRESETS, "mcdonald05")
         self.templates = [str(t).strip() for t in templates]
         if not self.templates:
             raise ParameterError("templates is empty; pass a preset name or at least one template spec")
@@ -240,6 +305,9 @@ class ArcFeatureMap:
                     raise DataError(f"sentence {i} has no column {col!r} (columns {sorted(s)}); arc templates use "
                                     f"field {f!r} = {col!r}")
             vals = [v for s in sents for v in (_SPECIAL_KEYS[_ROOT], *s[col])]
+            if f in _DERIVED:
+                g = _DERIVED[f]
+                vals = [v if v.startswith("\0") else g(v) for v in vals]
             if fitting:
                 d = {key: k for k, key in enumerate(_SPECIAL_KEYS)}
                 arr = np.fromiter((d.setdefault(v, len(d)) for v in vals), dtype=np.int64, count=len(vals))
@@ -281,6 +349,32 @@ class ArcFeatureMap:
             bound *= self._radix[f]
         return bound * _N_DD if t.dd else bound
 
+    def tree_arc_matrix(self, dataset, heads=None):
+        """Feature rows of the arcs of given trees only, f(x_i, heads_i[m] → m) for m = 1..n_i.
+
+        Parameters
+        ----------
+        dataset : TreeDataset
+        heads : list of int arrays, each (n_i,), optional
+            Heads of tokens 1..n_i (0 = root); default the dataset's own.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (Σ n_i, dim)
+            Row offsets[i] + m − 1 is the arc into token m of sentence i.
+        """
+        self._check_fitted()
+        lengths, base, ids = self._encode(dataset, fitting=False)
+        heads = dataset.heads if heads is None else heads
+        sent = np.repeat(np.arange(len(lengths)), lengths)
+        m = np.arange(sent.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+        h = np.concatenate([np.asarray(hh, dtype=np.int64) for hh in heads]) if len(heads) else m[:0]
+        if h.shape != m.shape:
+            raise DataError(f"heads hold {h.shape[0]} tokens but the sentences {m.shape[0]}; pass one head per token")
+        arcs = {"h": h, "m": m, "n": lengths[sent], "base": base[sent]}
+        ctx = _ArcContext(arcs, ids, any(t.between for t in self._parsed))
+        return self._chunk_matrix(ctx, np.arange(m.shape[0]), m.shape[0])
+
     @staticmethod
     def _all_arcs(lengths, base, sent_ids):
         """Every arc h → m (h in 0..n, m in 1..n, h ≠ m) of the given sentences, with its row h·(n+1)+m."""
@@ -312,6 +406,7 @@ class ArcFeatureMap:
         """
         if len(dataset) == 0:
             raise DataError("the training dataset is empty; pass at least one sentence")
+        self._drop_absent_fields(dataset)
         self._vocab = {}
         lengths, base, ids = self._encode(dataset, fitting=True)
         self._radix = {f: len(self._vocab[f]) for f in self.fields}
@@ -332,6 +427,25 @@ class ArcFeatureMap:
             self._counts_of.append(c[keep])
         self._finish()
         return self
+
+    def _drop_absent_fields(self, dataset):
+        """Leave out the templates that read a column the training file does not fill (every value ``_``, e.g. the
+        lemma of the Talbanken v1.0 files): they would each add one constant feature. Recorded in
+        ``dropped_templates``."""
+        absent = set()
+        for f in self.fields:
+            col = _FIELDS[f]
+            if all(col in s for s in dataset.sentences) and \
+                    all(v == "_" for s in dataset.sentences for v in s[col]):
+                absent.add(f)
+        keep = [j for j, t in enumerate(self._parsed) if not any(a[1] in absent for a in t.atoms)]
+        if not keep:
+            raise DataError(f"every arc template reads a column that is '_' throughout the training data "
+                            f"({sorted(_FIELDS[f] for f in absent)}); choose templates over filled columns")
+        self.dropped_templates = [t for j, t in enumerate(self.templates) if j not in set(keep)]
+        self.templates = [self.templates[j] for j in keep]
+        self._parsed = [self._parsed[j] for j in keep]
+        self.fields = sorted({f for t in self._parsed for _, f, _ in t.atoms})
 
     def _finish(self):
         sizes = np.array([k.shape[0] for k in self._keys_of], dtype=np.int64)
@@ -612,6 +726,8 @@ class ArcFeatureMap:
         """JSON-able description (templates, options, sizes)."""
         d = {"kind": self.kind, "templates": list(self.templates), "preset": self.preset,
              "min_count": self.min_count, "projective": self.projective}
+        if getattr(self, "dropped_templates", None):
+            d["dropped_templates"] = list(self.dropped_templates)
         if self._fitted:
             d.update(dim=self.dim, group_names=self.group_names,
                      group_sizes=np.diff(self._offsets).tolist(), fields=self.fields)

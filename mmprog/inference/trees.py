@@ -16,7 +16,8 @@ import numpy as np
 
 from mmprog.exceptions import DataError, ParameterError
 
-__all__ = ["chu_liu_edmonds", "chu_liu_edmonds_batch", "eisner", "eisner_batch", "loss_augment_arcs", "tree_score"]
+__all__ = ["chu_liu_edmonds", "chu_liu_edmonds_batch", "eisner", "eisner_batch", "eisner2", "loss_augment_arcs",
+           "tree_score", "sibling_tree_score"]
 
 
 def _check_scores(scores, name="scores"):
@@ -400,6 +401,70 @@ def eisner_batch(list_of_scores):
         for k, i in enumerate(chunk):
             out[i] = _eisner_backtrack(int(sizes[i]) - 1, bI[k], bCr[k], bCl[k])
     return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# second order: adjacent siblings (projective only)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _sibling_parts(scores, sibling):
+    """T[h, s, m] = scores[h, m] + sibling[h, s, m] with unusable parts -inf (validated float64)."""
+    S = _check_scores(scores)
+    n1 = S.shape[0]
+    B = np.asarray(sibling)
+    if B.shape != (n1, n1, n1) or not np.issubdtype(B.dtype, np.number):
+        raise DataError(f"sibling must be a numeric (n+1, n+1, n+1) = ({n1}, {n1}, {n1}) array of scores "
+                        f"sibling[h, s, m] (s = h: m is h's nearest child on its side); got shape {B.shape}, "
+                        f"dtype {B.dtype}")
+    if np.isnan(B).any() or (B == np.inf).any():
+        h, s, m = np.argwhere(np.isnan(B) | (B == np.inf))[0]
+        raise DataError(f"sibling[{h}, {s}, {m}] = {B[h, s, m]}; sibling scores must be finite or -inf")
+    return np.ascontiguousarray(S[:, None, :] + B)
+
+
+def sibling_tree_score(scores, sibling, heads):
+    """Second-order score of a head assignment: Σ_m scores[h_m, m] + sibling[h_m, s_m, m], s_m the adjacent
+    sibling of m between h_m and m (h_m itself when there is none) — see :func:`eisner2`."""
+    heads = np.asarray(heads)
+    n1 = heads.shape[0]
+    total = 0.0
+    for m in range(1, n1):
+        h = int(heads[m])
+        between = [c for c in range(min(h, m) + 1, max(h, m)) if heads[c] == h]
+        s = (max(between) if m > h else min(between)) if between else h
+        total += float(scores[h, m]) + float(sibling[h, s, m])
+    return total
+
+
+def eisner2(scores, sibling):
+    """Best projective tree under first-order arc scores plus adjacent-sibling scores (McDonald & Pereira 2006).
+
+    Exact for projective trees only: non-projective second-order decoding is NP-hard (McDonald & Pereira), and
+    mmprog offers no approximation of it; a treebank's non-projective trees are out of this decoder's reach.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n+1, n+1)
+        Arc scores as for :func:`eisner` (loss-augment them with :func:`loss_augment_arcs` for the M³N oracle:
+        the head Hamming loss is arc-factored).
+    sibling : array_like, shape (n+1, n+1, n+1)
+        ``sibling[h, s, m]``: score of m taking s as its adjacent sibling under head h — s the child of h on m's
+        side, between h and m, nearest to m; ``s = h`` when m is h's nearest child on that side. Entries whose
+        s is not between h and m are never read.
+
+    Returns
+    -------
+    heads : ndarray of int64, shape (n+1,)
+        The best projective tree, ``heads[0] = -1``; the root may have several children. Its score is
+        :func:`sibling_tree_score`.
+    """
+    from ._eisner2 import eisner2_one
+    T = _sibling_parts(scores, sibling)
+    heads = np.full(T.shape[0], -1, dtype=np.int64)
+    if T.shape[0] > 1:
+        eisner2_one(T, heads)
+    heads[0] = -1
+    return heads
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,162 @@
+"""mmprog.parsing and the parse/train/evaluate commands on dependency data: raw CoNLL-U in, the same bytes out but
+HEAD/DEPREL (and a given DEPS), labels from the saved labeller, model selection on --dev, one-line errors."""
+import io
+import json
+import random
+import sys
+
+import numpy as np
+import pytest
+
+import mmprog
+from mmprog.cli import main
+from mmprog.datasets import load_conllu
+from mmprog.parsing import labeller_base, labelled_scores, predict_relations
+
+
+def labelled_treebank(path, n_sent, seed):
+    """Chains whose relation follows the tag, so that both the parser and the labeller can learn them."""
+    rng = random.Random(seed)
+    with open(path, "w") as fh:
+        for s in range(n_sent):
+            n = rng.randint(2, 6)
+            fh.write(f"# sent_id = {s}\n")
+            for i in range(1, n + 1):
+                tag = rng.choice(["NOUN", "VERB", "ADJ"])
+                head = 0 if i == 1 else i - 1
+                rel = "root" if head == 0 else {"NOUN": "obj", "VERB": "conj", "ADJ": "amod"}[tag]
+                fh.write(f"{i}\tw{rng.randint(0, 9)}\t_\t{tag}\t{tag[:2]}|x\tA=1\t{head}\t{rel}\t_\t_\n")
+            fh.write("\n")
+
+
+RAW = (
+    "# newdoc id = d1\n"
+    "# sent_id = a\n"
+    "# text = w1 w2w3 w4\n"
+    "1\tw1\t_\tNOUN\tNO|x\tA=1\t_\t_\t_\t_\n"
+    "2-3\tw2w3\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n"
+    "2\tw2\t_\tVERB\tVE|x\tA=1\t_\t_\t_\t_\n"
+    "2.1\tgap\t_\tVERB\t_\t_\t_\t_\t2:conj\t_\n"
+    "3\tw3\t_\tADJ\tAD|x\tA=1\t_\t_\t0:root\tKeep=this\r\n"
+    "4\tw4\t_\tNOUN\tNO|x\tA=1\t_\t_\t_\t_\n"
+    "\n"
+    "# a comment block on its own\n"
+    "\n"
+    "# sent_id = b\n"
+    "1\tw7\t_\tVERB\tVE|x\tA=1\t_\t_\t_\t_\n"
+    "2\tw8\t_\tNOUN\tNO|x\tA=1\t_\t_\t_\t_\n"
+    "\n"
+)
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dep")
+    train = d / "train.conllu"
+    labelled_treebank(train, 40, 1)
+    m = str(d / "dep")
+    err = io.StringIO()
+    old, sys.stderr = sys.stderr, err
+    try:
+        assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--dev", "0.25",
+                     "--C-grid", "0.1,1", "--out", m, "--json"]) == 0
+    finally:
+        sys.stderr = old
+    rows = [json.loads(ln) for ln in err.getvalue().splitlines() if ln.startswith("{")]
+    return m, train, rows
+
+
+def test_train_chooses_c_on_dev_and_saves_the_labeller(model):
+    m, train, rows = model
+    assert [r["C"] for r in rows] == [0.1, 1.0] and all(0 <= r["dev_uas"] <= 1 for r in rows)
+    lab = mmprog.load(labeller_base(m) + ".json")
+    assert lab.fmap.kind == "arclabels" and set(lab.fmap.label_names) == {"root", "obj", "conj", "amod"}
+
+
+def test_parse_rewrites_only_head_deprel_deps(model, tmp_path):
+    m, _, _ = model
+    raw = tmp_path / "raw.conllu"
+    raw.write_bytes(RAW.encode())
+    out = tmp_path / "parsed.conllu"
+    assert main(["parse", "--model", m, "--data", f"conllu:{raw}", "--out", str(out)]) == 0
+    a, b = RAW.encode().split(b"\n"), out.read_bytes().split(b"\n")
+    assert len(a) == len(b)
+    parser, lab = mmprog.load(m), mmprog.load(labeller_base(m) + ".json")
+    names = set(lab.fmap.label_names)
+    heads, rels = [], []
+    for x, y in zip(a, b):
+        fx, fy = x.split(b"\t"), y.split(b"\t")
+        if len(fx) < 10 or not fx[0].isdigit():
+            assert x == y                                    # comments, 2-3, 2.1, blank lines: unchanged
+            continue
+        assert fx[:6] == fy[:6] and fx[9] == fy[9]          # MISC with its \r too
+        h, r = int(fy[6]), fy[7].decode()
+        assert r in names
+        assert fy[8] == (b"_" if fx[8] == b"_" else f"{h}:{r}".encode())
+        heads.append(h)
+        rels.append(r)
+    # the same heads and relations as the parser and labeller give on the file read whole (with dummy heads)
+    ann = tmp_path / "ann.conllu"
+    ann.write_text(RAW.replace("\t_\t_\t_\t_\n", "\t0\t_\t_\t_\n").replace("\t_\t_\t0:root", "\t0\t_\t0:root"))
+    ds = load_conllu(ann)
+    want_h = [h[1:] for h in parser.predict(ds)]
+    want_r = predict_relations(lab, ds, want_h)
+    assert heads == np.concatenate(want_h).tolist() and rels == [r for rs in want_r for r in rs]
+
+
+def test_evaluate_reports_las_beside_uas(model, capsys):
+    m, train, _ = model
+    assert main(["evaluate", "--model", m, "--data", f"conllu:{train}", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert 0 <= got["las"] <= got["uas"] <= 1 and "las_no_punct" in got
+
+
+def test_labelled_scores_by_hand():
+    sc = labelled_scores([[0, 1, 1]], [["root", "a", "b"]], [[0, 1, 2]], [["root", "b", "b"]],
+                         pos=[["NN", "MAD", "NN"]])
+    assert sc["uas"] == pytest.approx(2 / 3) and sc["las"] == pytest.approx(1 / 3)
+    assert sc["uas_no_punct"] == pytest.approx(1 / 2) and sc["las_no_punct"] == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize("edit,msg", [
+    (lambda t: t.replace("2\tw8\t_\tNOUN\tNO|x\tA=1\t_", "2\tw8\t_\tNOUN\tNO|x\tA=1\t1"), "give every token a head"),
+    (lambda t: t.replace("4\tw4\t_\tNOUN", "4 w4\t_\tNOUN"), "9 tab-separated fields"),
+    (lambda t: t.replace("w7", "w\udcff7"), "not UTF-8"),
+])
+def test_bad_input_is_one_line_naming_file_and_line(model, tmp_path, capsys, edit, msg):
+    m, _, _ = model
+    bad = tmp_path / "bad.conllu"
+    bad.write_bytes(edit(RAW).encode("utf-8", "surrogateescape"))
+    out = tmp_path / "o.conllu"
+    capsys.readouterr()
+    assert main(["parse", "--model", m, "--data", f"conllu:{bad}", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}:" in err[0] and msg in err[0], err
+    assert not out.exists()
+
+
+def test_output_may_not_be_the_input(model, tmp_path, capsys):
+    m, _, _ = model
+    raw = tmp_path / "raw.conllu"
+    raw.write_bytes(RAW.encode())
+    assert main(["parse", "--model", m, "--data", f"conllu:{raw}", "--out", str(raw)]) == 2
+    assert raw.read_bytes() == RAW.encode()
+
+
+def test_split_dev_and_selection_errors(tmp_path):
+    from mmprog.exceptions import ParameterError
+    from mmprog.parsing import split_dev, train_treebank
+    path = tmp_path / "t.conllu"
+    labelled_treebank(path, 10, 3)
+    ds = load_conllu(path)
+    tr, dev = split_dev(ds, "0.3")
+    assert len(tr) == 7 and len(dev) == 3
+    assert [s["form"] for s in dev.sentences] == [s["form"] for s in ds.sentences[7:]]
+    assert split_dev(ds, None) == (ds, None)
+    for bad in ("0", "1.5", "0.01"):
+        with pytest.raises(ParameterError, match="fraction"):
+            split_dev(ds, bad)
+    with pytest.raises(ParameterError, match="needs --dev"):
+        train_treebank(ds, {"C": 1.0}, templates="mcdonald05,mst-ud")
+    with pytest.raises(ParameterError, match="needs --dev"):
+        train_treebank(ds, {}, C_grid=[0.1, 1.0])
