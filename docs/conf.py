@@ -36,7 +36,6 @@ extensions = [
 # ------------------------------------------------------------------------------------------------ sources
 exclude_patterns = ["_build", "records", "**.ipynb_checkpoints", "_generated"]   # _generated: {include}d only
 templates_path = ["_templates"]
-html_static_path = ["_static"]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]   # the cards start their sections at ### under generated headings
