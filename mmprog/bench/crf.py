@@ -27,10 +27,11 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
+
+from ._child import run_child
 
 TASKS = {
     # name: (columns, train, tests)
@@ -105,30 +106,6 @@ def run_crfsuite(task, root, limit=None, c1=0.1, c2=0.1, max_iter=100, spec=None
     return rec
 
 
-def _run_child(argv):
-    # Popen.communicate reaps the child, so take its rusage through wait4 ourselves
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out_chunks, err_chunks = [], []
-    import threading
-
-    def pump(stream, sink):
-        for line in stream:
-            sink.append(line)
-    threads = [threading.Thread(target=pump, args=(proc.stdout, out_chunks)),
-               threading.Thread(target=pump, args=(proc.stderr, err_chunks))]
-    for t in threads:
-        t.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    for t in threads:
-        t.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        tail = "".join(err_chunks).strip().splitlines()[-1:] or ["(no message)"]
-        raise RuntimeError(f"child exited {proc.returncode}: {tail[0]}")
-    return "".join(out_chunks), usage.ru_maxrss / 1024, time.perf_counter() - t0
-
-
 def run_mmprog(task, root, mmprog_args, limit=None, save=None, spec=None):
     """Train and test mmprog through its command line in a child process; returns the record (``spec`` as in
     :func:`run_crfsuite`)."""
@@ -149,7 +126,7 @@ def run_mmprog(task, root, mmprog_args, limit=None, save=None, spec=None):
         model = save or os.path.join(d, "model")
         argv = [sys.executable, "-m", "mmprog.cli", "train", "--data", f"conll:{train_file},columns={cols}",
                 "--out", model, "--json"] + shlex.split(mmprog_args)
-        out, peak_mb, _ = _run_child(argv)
+        out, peak_mb, _ = run_child(argv)
         summary = json.loads(out)
         rec = {"system": f"mmprog {mmprog_args}", "train_seconds": summary["train_seconds"], "peak_mb": round(peak_mb),
                "n_iter": summary["n_iter"], "termination": summary["termination"],
@@ -354,7 +331,7 @@ def _child_rows(name, call):
     the child's peak resident memory; None (after saying why on stderr) when the child failed."""
     code = f"import json; from mmprog.bench.crf import run_tutorial, run_route; print(json.dumps({call}))"
     try:
-        out, peak, _ = _run_child([sys.executable, "-c", code])
+        out, peak, _ = run_child([sys.executable, "-c", code])
     except RuntimeError as e:
         print(f"mmprog.bench crf: {name} failed ({e})", file=sys.stderr)
         return None
@@ -491,7 +468,7 @@ def _main(args, root, spec):
         code = (f"import json; from mmprog.bench.crf import run_crfsuite; "
                 f"print(json.dumps(run_crfsuite({args.task!r}, {root!r}, {args.limit!r}, spec={spec!r})))")
         try:
-            out, peak, _ = _run_child([sys.executable, "-c", code])
+            out, peak, _ = run_child([sys.executable, "-c", code])
         except RuntimeError as e:
             print(f"mmprog.bench crf: CRFsuite failed ({e}); install the bench extra (python-crfsuite)",
                   file=sys.stderr)
