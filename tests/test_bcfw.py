@@ -183,3 +183,27 @@ def test_aggregated_cut_certifies_the_same_lower_bound():
     assert prog.read_solution(model).dual_objective == pytest.approx(run.lower_bound, rel=1e-9)
     prog.solve(model, get_solver("highs"))
     assert prog.read_solution(model).objective == pytest.approx(sol.objective, rel=1e-6)
+
+
+def test_an_interrupt_ends_the_fit_after_a_complete_pass_with_its_certificate(monkeypatch):
+    """SIGINT/SIGTERM (the flag of mmprog.engine.interrupts) stops the passes; the point of the last complete pass
+    is returned with a true bracket of the optimum, termination "interrupted"."""
+    ds, C = tiny(seed=3), 1.0
+    opt, _ = solve_full(ds, C)
+    asked = []
+    monkeypatch.setattr(bcfw.interrupts, "requested", lambda: len(asked) > 0)
+    orc = _oracle(ds)
+    fw_pass = bcfw.FrankWolfe.one_pass
+
+    def one_pass_then_interrupt(self, order):
+        out = fw_pass(self, order)
+        if self.passes == 3:
+            asked.append(True)          # the signal arrives during pass 3
+        return out
+    monkeypatch.setattr(bcfw.FrankWolfe, "one_pass", one_pass_then_interrupt)
+    run = bcfw.fit(orc, C=C, gap_tol=1e-12, max_iter=1000, check_every=1000)
+    assert run.termination == "interrupted" and run.n_passes == 3
+    assert run.history[-1].passes == 3                         # certified at the point it returns
+    tol = 1e-9 * max(1.0, abs(opt))
+    assert run.lower_bound <= opt + tol and run.upper_bound >= opt - tol
+    assert _full_objective(ds, run.w, C) == pytest.approx(run.upper_bound, rel=1e-9, abs=1e-9)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from . import interrupts
 from ..exceptions import DataError, ParameterError, check_param
 from ..inference.frank_wolfe import bcfw_pass, rebuild_w, token_gram
 
@@ -486,6 +487,10 @@ class FrankWolfe:
         while not stop and self.passes < max_iter:
             if time_limit is not None and time.perf_counter() - self.t_start >= time_limit:
                 termination = "time_limit"
+                break
+            if interrupts.requested():
+                # SIGINT/SIGTERM (mmprog.engine.interrupts): the last pass is complete; its point is certified below
+                termination = "interrupted"
                 break
             estimate = self.one_pass(self.order(sampling, full_every))
             # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
