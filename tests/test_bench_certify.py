@@ -20,3 +20,28 @@ def test_attributes_refuse_real_valued_rows():
     X = sp.csr_matrix(np.array([[0.0, 2.0, 1.0]]))
     with pytest.raises(ValueError, match="attribute of value 1"):
         _attributes(X)
+
+
+def test_bench_runs_mmprog_to_its_certificate_and_records_it(tmp_path):
+    """The whole bench path on a tiny corpus laid out like CoNLL-2000 (CRFsuite skipped: a bench extra): the
+    mmprog row carries a certified gap, its bounds bracket each other and its F1 is a percentage."""
+    import gzip
+    import json
+    from mmprog.bench import certify
+    rng = np.random.default_rng(0)
+    words, tags = ["a", "b", "c", "d"], ["B-NP", "I-NP", "O"]
+    (tmp_path / "conll2000").mkdir()
+    for name, n in (("train.txt.gz", 25), ("test.txt.gz", 8)):
+        with gzip.open(tmp_path / "conll2000" / name, "wt") as f:
+            for _ in range(n):
+                for _ in range(int(rng.integers(2, 6))):
+                    w = words[int(rng.integers(4))]
+                    f.write(f"{w} {w.upper()} {tags[int(rng.integers(3))]}\n")
+                f.write("\n")
+    rec = tmp_path / "certify.json"
+    assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--templates", "rich", "--skip",
+                         "crfsuite", "--gap-tol", "1e-3", "--stretch", "0", "--record", str(rec)]) == 0
+    rows = [r for r in json.loads(rec.read_text())["rows"] if "train_seconds" in r]
+    assert len(rows) == 1 and rows[0]["termination"] == "converged" and rows[0]["gap"] <= 1e-3
+    assert rows[0]["lower_bound"] <= rows[0]["upper_bound"]
+    assert 0 <= rows[0]["test_f1"] <= 100
