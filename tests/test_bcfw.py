@@ -132,7 +132,7 @@ def test_resumed_run_reaches_the_same_certificate(tmp_path):
 
 def test_refuses_what_it_does_not_cover():
     ds = tiny(seed=2, n=4)
-    with pytest.raises(ParameterError, match="first-order chain map without edge, start/stop or bias"):
+    with pytest.raises(ParameterError, match="chain map .first or second order. without edge, start/stop or bias"):
         bcfw.fit(_oracle(ds, bias=True))
     hidden = SequenceDataset(list(ds.X), [np.r_[-1, y[1:]] for y in ds.Y], K)
     with pytest.raises(DataError, match="needs every gold label observed"):
@@ -207,3 +207,92 @@ def test_an_interrupt_ends_the_fit_after_a_complete_pass_with_its_certificate(mo
     tol = 1e-9 * max(1.0, abs(opt))
     assert run.lower_bound <= opt + tol and run.upper_bound >= opt - tol
     assert _full_objective(ds, run.w, C) == pytest.approx(run.upper_bound, rel=1e-9, abs=1e-9)
+
+
+def _order2_truth(ds, C, allowed=None):
+    """P0's optimum of a second-order chain by enumeration: f(x, y) by explicit loops (test_chain_order2.joint_f2),
+    every labeling (every one made of allowed bigrams when ``allowed`` is given) a constraint, highspy directly."""
+    from test_chain_order2 import is_allowed, joint_f2, labelings
+    from _enumerated import solve_enumerated
+    K = ds.n_labels
+    A, dl, ex = [], [], []
+    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
+        x = x.toarray()
+        fy = joint_f2(x, y, K)
+        for lab in labelings(len(y), K):
+            if allowed is None or is_allowed(lab, allowed):
+                A.append(fy - joint_f2(x, lab, K))
+                dl.append(float(np.sum(lab != y)))
+                ex.append(i)
+    A, dl, ex = np.array(A), np.array(dl), np.array(ex)
+    opt, w = solve_enumerated(A, dl, ex, len(ds), C)
+    return opt, w, (A, dl, ex)
+
+
+@pytest.mark.parametrize("seen,seed,K,cache", [(False, 11, 2, 32), (True, 12, 3, 32), (True, 14, 3, 5)])
+def test_order2_reaches_the_enumerated_optimum_and_every_check_brackets_it(seen, seed, K, cache):
+    """The second-order chain (label trigrams; with ``seen`` confined to the label bigrams of the training labels)
+    by the bcfw route, with passes inside the caches: every certificate brackets the enumerated optimum, the last
+    meets it, and the upper bound is the enumerated full objective at the returned w. Cache 5 (gold and four
+    labelings) evicts on the way on seed 14 (cache 4 is smaller than the optimum's support there: gap 5e-2)."""
+    from test_chain_order2 import data
+    from mmprog.features.chain import allowed_bigrams
+    ds = data(seed, n=8, K=K, d=3, max_len=5)
+    C = 0.7
+    allowed = allowed_bigrams(ds.Y, K) if seen else None
+    if seen:
+        assert not allowed.all()
+    opt, w_full, (A, dl, ex) = _order2_truth(ds, C, allowed)
+    fmap = ChainFeatureMap.from_dataset(ds, order=2, allowed=allowed)
+    orc = Oracle(fmap, fmap.prepare(ds))
+    run = bcfw.fit(orc, C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_size=cache, cache_passes=2)
+    assert run.termination == "converged"
+    tol = 1e-7 * max(1.0, abs(opt))
+    for check in run.history:
+        assert check.lower <= opt + tol and check.upper >= opt - tol
+    h = np.full(len(ds), 0.0)
+    np.maximum.at(h, ex, dl - A @ run.w)
+    assert 0.5 * run.w @ run.w + C * h.sum() == pytest.approx(run.upper_bound, rel=1e-9, abs=1e-9)
+    assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    if cache == 5:
+        assert run.history[-1].evicted > 0
+
+
+def test_order2_working_set_master_lies_between_the_bounds():
+    """The n-slack master of the second-order working set (cuts from the chain map's own Δf) gives back w(α) and
+    D(α); re-solved by HiGHS its optimum lies between the certified lower bound and the enumerated optimum."""
+    from test_chain_order2 import data
+    from mmprog.features.chain import allowed_bigrams
+    from mmprog.solvers import get_solver
+    ds = data(12, n=8, K=3, d=3, max_len=5)
+    C = 0.7
+    allowed = allowed_bigrams(ds.Y, 3)
+    opt, _, _ = _order2_truth(ds, C, allowed)
+    fmap = ChainFeatureMap.from_dataset(ds, order=2, allowed=allowed)
+    orc = Oracle(fmap, fmap.prepare(ds))
+    run = bcfw.fit(orc, C=C, gap_tol=1e-3, max_iter=3000, check_every=1, average=False)
+    cuts, alpha = run.working_set(orc.fmap, orc.prepared)
+    w_alpha = cuts.dF.T @ alpha
+    assert np.allclose(w_alpha, run.w_dual, atol=1e-10)
+    assert alpha @ cuts.dl - 0.5 * w_alpha @ w_alpha == pytest.approx(run.lower_bound, rel=1e-10, abs=1e-10)
+    prog, model, _, form = bcfw.master(run, orc.fmap, orc.prepared, get_program("m3n", C=C, master="dual"))
+    prog.solve(model, get_solver("highs"))
+    sol = prog.read_solution(model)
+    assert form == "n" and run.lower_bound - 1e-7 <= sol.objective <= opt + 1e-7
+
+
+@pytest.mark.parametrize("sampling", ["gap", "uniform"])
+def test_cache_passes_reach_the_enumerated_optimum(sampling):
+    """Passes inside the caches (no oracle) between oracle passes, stopped by the adaptive rule or not: the same
+    enumerated optimum, every certificate a bracket of it."""
+    ds = tiny(seed=17)
+    C = 1.3
+    opt, w_full = solve_full(ds, C)
+    for adaptive in (0.0, 1.0):
+        run = bcfw.fit(_oracle(ds), C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_passes=3,
+                       cache_sampling=sampling, adaptive=adaptive)
+        assert run.termination == "converged"
+        tol = 1e-7 * max(1.0, abs(opt))
+        for check in run.history:
+            assert check.lower <= opt + tol and check.upper >= opt - tol
+        assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))

@@ -34,7 +34,8 @@ The working set is kept as labelings (token-stacked, one row per cache slot) wit
 P0 on that working set (:meth:`BCFWRun.working_set`: cuts Δfᵢ(y), Δℓᵢ(y) for every cached y ≠ yᵢ with α > 0) can be
 built, shown, exported and re-solved; its optimum lies in [D(α), P*], within the certified gap of P(w).
 
-Covered: the first-order chain map without edge, start/stop or bias features, every gold label observed.
+Covered: the first- and second-order chain maps (the second with or without allowed bigrams) without edge, start/stop
+or bias features, every gold label observed.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ import scipy.sparse as sp
 
 from . import interrupts
 from ..exceptions import DataError, ParameterError, check_param
-from ..inference.frank_wolfe import bcfw_pass, rebuild_w, token_gram
+from ..inference.frank_wolfe import bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
 
 #: The terminations a BCFW fit can end with (``max_iter`` counts passes over the examples).
 TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
@@ -276,10 +277,9 @@ def load_state(path):
 def _chain_arrays(fmap, prepared):
     """CSR arrays of the stacked token rows (float64 values), offsets and gold labels per token; refuses what the
     route does not cover."""
-    if getattr(fmap, "kind", None) != "chain" or fmap.order != 1 or fmap.n_edge_features or fmap.start_stop \
-            or fmap.bias:
-        raise ParameterError("route 'bcfw' covers the first-order chain map without edge, start/stop or bias "
-                             "features; use the cutting-plane route for this feature map")
+    if getattr(fmap, "kind", None) != "chain" or fmap.n_edge_features or fmap.start_stop or fmap.bias:
+        raise ParameterError("route 'bcfw' covers the chain map (first or second order) without edge, start/stop "
+                             "or bias features; use the cutting-plane route for this feature map")
     X = prepared.data["X"]
     X = sp.csr_matrix(X) if not sp.issparse(X) else X
     if not X.has_sorted_indices:
@@ -309,13 +309,13 @@ def _hinge(oracle, w):
 
 def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, cache_size=64, seed=0,
         check_every=20, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
-        full_every=2):
+        full_every=2, cache_passes=0, cache_sampling="gap", adaptive=0.0):
     """Solve P0 by block-coordinate pairwise Frank–Wolfe on its n-slack dual until the duality gap is certified.
 
     Parameters
     ----------
     oracle : mmprog.engine.oracle.Oracle
-        Over a first-order chain map without edge/start-stop/bias features; its loss-augmented inference on every
+        Over a chain map (order 1 or 2) without edge/start-stop/bias features; its loss-augmented inference on every
         example gives the upper bound P(w) at each certificate.
     C : float
         P0's slack weight (n-slack scale: ½‖w‖² + C Σᵢ ξᵢ), > 0.
@@ -372,7 +372,8 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     check_param("ema", ema, 0 < ema <= 1, "a float in (0, 1]")
     check_param("sampling", sampling, sampling in ("uniform", "gap"), '"uniform" or "gap"')
     check_param("full_every", full_every, int(full_every) >= 1, "an int ≥ 1")
-    settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose)
+    settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
+                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, adaptive=float(adaptive))
     fw = FrankWolfe(oracle, int(cache_size), resume, seed, settings)
     return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
@@ -405,25 +406,27 @@ class FrankWolfe:
             _restore(load_state(resume) if isinstance(resume, str) else resume, C, n, self.offsets, self.lab,
                      self.alpha, self.loss, self.cnt, self.gold)
         self.w = np.zeros(fmap.dim)
-        self.W = self.w[: d * K].reshape(d, K)
-        self.Tr = self.w[d * K: d * K + K * K].reshape(K, K)
+        blocks = fmap.weights(self.w)
+        self.W, self.Tr = blocks["state"], blocks["transition"]
+        self.Tri = blocks["trigram"] if fmap.order == 2 else np.zeros((0, 0, 0))
+        self.data = (self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv)
+        self.model = (self.W, self.Tr, self.Tri)
+        self.cache = (self.lab, self.alpha, self.loss, self.cnt)
         self.lin = self.rebuild()
         T = int(lengths.max()) if n else 1
-        # the pass kernel's work arrays, made once
-        self.work = (np.zeros((T, K)), np.empty((T, K)), np.empty((T, K), np.int32), np.empty(T, np.int64),
-                     np.empty((1, K, K)), np.zeros((K, K)), np.empty(M), np.empty(T + 1, np.int64))
-        self.hinge, self.bgap = np.zeros(n), np.zeros(n)
+        # the pass kernels' work arrays, made once
+        self.work = work_arrays(T, K, M, fmap.order, fmap.allowed)
+        self.hinge, self.bgap, self.cgap, self.ogap = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         self.rng = np.random.default_rng(seed)
-        self.history, self.timings = [], {"pass": 0.0, "certificate": 0.0}
+        self.history, self.timings = [], {"pass": 0.0, "cache": 0.0, "certificate": 0.0}
         self.timings["setup"] = time.perf_counter() - self.t_start
         self.state = dict(lab=self.lab, alpha=self.alpha, loss=self.loss, cnt=self.cnt, offsets=self.offsets)
-        self.passes, self.evicted = 0, 0
+        self.passes, self.evicted, self.cache_passes = 0, 0, 0
         self.upper = self.lower = self.gap = np.inf
         self.w_best, self.w_dual, self.w_ema = self.w.copy(), self.w.copy(), self.w.copy()
 
     def rebuild(self):
-        return rebuild_w(self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.lab, self.alpha, self.loss,
-                         self.cnt, self.W, self.Tr)
+        return rebuild_w(self.data, self.model, self.cache)
 
     def certificate(self, estimate):
         """P(w) (an upper bound at any w: at w(α) and at the passes' exponential average, the lower kept with its
@@ -466,16 +469,32 @@ class FrankWolfe:
         visit, relative)."""
         t0 = time.perf_counter()
         s = self.s
-        self.evicted += bcfw_pass(order, self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv,
-                                  self.W, self.Tr, self.lab, self.alpha, self.loss, self.cnt, s["C"], s["inner"],
-                                  s["tol"], self.hinge, self.bgap, *self.work)
+        self.evicted += bcfw_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.hinge,
+                                  self.bgap, self.ogap, self.work)
         self.passes += 1
         if s["average"]:
             self.w_ema *= 1.0 - s["ema"]
             self.w_ema += s["ema"] * self.w
         self.timings["pass"] += time.perf_counter() - t0
-        est_upper = 0.5 * float(self.w @ self.w) + s["C"] * float(np.maximum(self.hinge, 0).sum())
-        return float(self.bgap.sum()) / max(1.0, abs(est_upper))
+        self.est_upper = 0.5 * float(self.w @ self.w) + s["C"] * float(np.maximum(self.hinge, 0).sum())
+        self.cgap[:] = self.bgap - self.ogap
+        return float(self.bgap.sum()) / max(1.0, abs(self.est_upper))
+
+    def cache_only(self, sampling):
+        """A pass of pairwise steps inside the caches, no oracle (visits in proportion to the blocks' last seen
+        gaps inside their caches with ``sampling="gap"``)."""
+        t0 = time.perf_counter()
+        s = self.s
+        n = len(self.cgap)
+        p = np.maximum(self.cgap, 0.0)
+        if sampling == "gap" and p.sum() > 0:
+            order = self.rng.choice(n, n, p=p / p.sum()).astype(np.int64)
+        else:
+            order = self.rng.permutation(n).astype(np.int64)
+        cache_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.cgap, self.work)
+        self.cache_passes += 1
+        self.timings["cache"] += time.perf_counter() - t0
+        return float(self.cgap.sum() + self.ogap.sum()) / max(1.0, abs(self.est_upper))
 
     def run(self, gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback):
         termination = "max_iter"
@@ -493,6 +512,12 @@ class FrankWolfe:
                 termination = "interrupted"
                 break
             estimate = self.one_pass(self.order(sampling, full_every))
+            # passes inside the caches (no oracle) while the gap inside them outweighs the gap outside (which only
+            # the oracle closes), at most cache_passes
+            for _ in range(self.s["cache_passes"]):
+                if self.s["adaptive"] and self.cgap.sum() <= self.s["adaptive"] * self.ogap.sum():
+                    break
+                estimate = self.cache_only(self.s["cache_sampling"])
             # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
             # says the gap may hold, then no sooner than `wait` passes after the last, `wait` doubling while it is
             # wrong (the stale estimate calibrated by the last certificate's ratio of true gap to estimate, 0.6–0.7

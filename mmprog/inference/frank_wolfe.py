@@ -4,20 +4,51 @@
 * :func:`rebuild_w` — w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) and the dual's linear part Σ α Δℓ from the per-example caches;
 * :func:`bcfw_pass` — one pass over the examples in a given order: the loss-augmented Viterbi of each (the most
   violated labeling, added to its cache) and up to ``inner`` exact pairwise steps inside the cache (Lacoste-Julien,
-  Jaggi, Schmidt & Pletscher, ICML 2013; Shah, Kolmogorov & Lampert, CVPR 2015; Osokin et al., ICML 2016).
+  Jaggi, Schmidt & Pletscher, ICML 2013; Shah, Kolmogorov & Lampert, CVPR 2015; Osokin et al., ICML 2016);
+* :func:`cache_pass` — the same steps without the oracle (Shah et al.'s passes over the cached planes), scoring
+  only the tokens where a cached labeling differs from gold.
 
-The caches are token-stacked labelings ``lab`` (M slots × N tokens, slot 0 the gold labeling) with their ``alpha``
-(n × M) and ``loss`` (n × M); W (d × K) and Tr (K × K) are views of w's state and transition blocks.
+The arrays come in four groups (numba tuples):
+
+* ``data = (Xp, Xi, Xd, offsets, gold, Gp, Gv)``: the stacked token rows (CSR), the examples' token offsets, the
+  gold label of every token and the token Gram matrices (example i's at ``Gv[Gp[i]:Gp[i+1]]``, Tᵢ × Tᵢ);
+* ``model = (W, Tr, Tri)``: views of w's state block (d × K), transition block (K × K) and, for the second-order
+  chain, its label-trigram block Tri[y_{t-2}, y_{t-1}, y_t] (K × K × K; shape (0, 0, 0) for the first order);
+* ``cache = (lab, alpha, loss, cnt)``: token-stacked labelings ``lab`` (M slots × N tokens; example i's slot m is
+  ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i], slot 0 the gold labeling) with their αᵢ(y) and
+  Δℓᵢ(y) (n × M);
+* ``work``: the work arrays of :func:`work_arrays`.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._compiled import viterbi_one
+from ._compiled import compact_trigram, transpose_trigram, viterbi2_allowed_one, viterbi2_one, viterbi_one
 
 _JIT = dict(cache=True, nogil=True, fastmath=False)
 
+
+def work_arrays(T, K, M, order, allowed=None):
+    """The work arrays of the pass kernels for sequences up to T tokens, K labels, M cache slots, as one tuple:
+    0 node scores (T, K); 1, 2 the first-order Viterbi's δ and back-pointers (T, K); 3 the labeling found (T,);
+    4 transposed edges (1, K, K); 5, 6 count buffers (K, K) and (K, K, K) (zeros; (0, 0, 0) for ``order=1``); 7 gradients (M,); 8, 9 positions
+    (T + 1,) and (T,); 10–13 the allowed bigrams as lists (succ_ptr, succ, pred_ptr, pred; empty: all allowed);
+    14 a (K,) buffer; 15, 16 the second-order Viterbi's δ (T, K, K), −inf where it never writes, and back-pointers.
+    The second-order arrays are (1, 1, 1) for ``order=1`` (one compiled signature serves both orders)."""
+    T = max(int(T), 2)
+    S = (T, K, K) if order == 2 else (1, 1, 1)
+    e = np.zeros(0, np.int64)
+    lists = (e, e, e, e)
+    if allowed is not None:
+        lists = ()
+        for m in (allowed, allowed.T):
+            a, b = np.nonzero(m)                  # row-major: b ascending within each a
+            lists += (np.concatenate([[0], np.cumsum(np.bincount(a, minlength=K))]).astype(np.int64),
+                      b.astype(np.int64))
+    return (np.zeros((T, K)), np.empty((T, K)), np.empty((T, K), np.int32), np.empty(T, np.int64),
+            np.empty((1, K, K)), np.zeros((K, K)), np.zeros((K, K, K) if order == 2 else (0, 0, 0)), np.empty(M), np.empty(T + 1, np.int64),
+            np.empty(T, np.int64)) + lists + (np.empty(K), np.full(S, -np.inf), np.empty(S, np.int32))
 
 
 @njit(**_JIT)
@@ -45,10 +76,16 @@ def token_gram(Xp, Xi, Xd, offsets, Gp, Gv, buf):
 
 
 @njit(**_JIT)
-def rebuild_w(Xp, Xi, Xd, offsets, gold, lab, alpha, loss, cnt, W, Tr):
-    """w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) into W (d, K) and Tr (K, K) from zero; returns Σᵢ Σ_y αᵢ(y) Δℓᵢ(y)."""
+def rebuild_w(data, model, cache):
+    """w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) into the model's blocks from zero; returns Σᵢ Σ_y αᵢ(y) Δℓᵢ(y)."""
+    Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
+    W, Tr, Tri = model
+    lab, alpha, loss, cnt = cache
     W[:, :] = 0.0
     Tr[:, :] = 0.0
+    order2 = Tri.shape[0] > 0
+    if order2:
+        Tri[:, :, :] = 0.0
     n = offsets.shape[0] - 1
     lin = 0.0
     for i in range(n):
@@ -68,39 +105,109 @@ def rebuild_w(Xp, Xi, Xd, offsets, gold, lab, alpha, loss, cnt, W, Tr):
                 if r + 1 < hi:
                     Tr[g, gold[r + 1]] += a
                     Tr[y, lab[m, r + 1]] -= a
+                if order2 and r + 2 < hi:
+                    Tri[g, gold[r + 1], gold[r + 2]] += a
+                    Tri[y, lab[m, r + 1], lab[m, r + 2]] -= a
     return lin
 
 
 @njit(**_JIT)
-def _labeling_gradient(node, Tr, lab, gold, lo, L, loss, score_gold):
-    """g(y) = Δℓ(y) + wᵀf(x, y) − wᵀf(x, yᵢ) of the labeling ``lab[lo:lo+L]`` from the token scores."""
-    s = node[0, lab[lo]]
-    for t in range(1, L):
-        s += Tr[lab[lo + t - 1], lab[lo + t]] + node[t, lab[lo + t]]
-    return loss + s - score_gold
+def _gradient(node, Tr, Tri, y, yo, gold, lo, L, loss):
+    """g(y) = Δℓ(y) + wᵀf(x, y) − wᵀf(x, yᵢ) of the labeling ``y[yo:yo+L]`` of the example whose tokens start at row
+    ``lo``: token scores are read only where y differs from the gold labeling (elsewhere they cancel), so rows of
+    ``node`` at the positions where no cached labeling differs from gold need not hold scores."""
+    s = loss
+    order2 = Tri.shape[0] > 0
+    for t in range(L):
+        r = lo + t
+        q = yo + t
+        if y[q] != gold[r]:
+            s += node[t, y[q]] - node[t, gold[r]]
+        if t + 1 < L:
+            s += Tr[y[q], y[q + 1]] - Tr[gold[r], gold[r + 1]]
+            if order2 and t + 2 < L:
+                s += Tri[y[q], y[q + 1], y[q + 2]] - Tri[gold[r], gold[r + 1], gold[r + 2]]
+    return s
 
 
 @njit(**_JIT)
-def bcfw_pass(order, Xp, Xi, Xd, offsets, gold, Gp, Gv, W, Tr, lab, alpha, loss, cnt, C, inner, tol, hinge, bgap,
-              node, delta, back, y, edge_t, trbuf, gsc, diff):
+def _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node):
+    """node[t] = xₜᵀW at the positions t of ``pos[:npos]`` (of the example starting at token row ``lo``)."""
+    K = W.shape[1]
+    for x in range(npos):
+        t = pos[x]
+        r = lo + t
+        for k in range(K):
+            node[t, k] = 0.0
+        for p in range(Xp[r], Xp[r + 1]):
+            v = Xd[p]
+            j = Xi[p]
+            for k in range(K):
+                node[t, k] += v * W[j, k]
+
+
+@njit(**_JIT)
+def _differing_positions(lab, gold, lo, L, c, pos):
+    """The positions where some cached labeling (slots 1..c−1) differs from gold, into ``pos``; returns their
+    count."""
+    npos = 0
+    for t in range(L):
+        r = lo + t
+        g = gold[r]
+        for m in range(1, c):
+            if lab[m, r] != g:
+                pos[npos] = t
+                npos += 1
+                break
+    return npos
+
+
+@njit(**_JIT)
+def _oracle(node, model, gold, lo, hi, work):
+    """The loss-augmented Viterbi of the example (tokens lo..hi−1) at the node scores ``node[:L]``: the labeling
+    into ``work[3]`` (first or second order, over the allowed bigrams when ``work`` lists them)."""
+    W, Tr, Tri = model
+    delta, back, y, edge_t = work[1], work[2], work[3], work[4]
+    K = W.shape[1]
+    L = hi - lo
+    for a in range(K):
+        for b in range(K):
+            edge_t[0, b, a] = Tr[a, b]
+    if Tri.shape[0] == 0:
+        viterbi_one(node[:L], edge_t, 0, gold[lo:hi], 1.0, delta, back, y)
+        return
+    succ_ptr, succ, pred_ptr, pred, prev_c = work[10], work[11], work[12], work[13], work[14]
+    delta, back = work[15], work[16]
+    tri_t = transpose_trigram(Tri)
+    if succ_ptr.shape[0] > 0:
+        viterbi2_allowed_one(node[:L], edge_t, 0, tri_t, gold[lo:hi], 1.0, delta, back, y, succ_ptr, succ, pred_ptr,
+                             pred, compact_trigram(tri_t, succ_ptr, succ, pred_ptr, pred), prev_c)
+    else:
+        viterbi2_one(node[:L], edge_t, 0, tri_t, gold[lo:hi], 1.0, delta, back, y)
+
+
+@njit(**_JIT)
+def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work):
     """One pass of block-coordinate pairwise Frank–Wolfe over the examples in ``order`` (see the module docstring).
 
     Parameters
     ----------
-    lab : ndarray of int16, shape (M, N)
-        Cache slot m of example i is ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i]; slot 0 the gold one.
-    alpha, loss : ndarray, shape (n, M)
-        αᵢ(y) and Δℓᵢ(y) of the cached labelings.
     hinge, bgap : ndarray, shape (n,)
         Output: Hᵢ(w) and the block gap C·Hᵢ(w) − Σ_y αᵢ(y) gᵢ(y) at the w of each visit (before its steps).
+    ogap : ndarray, shape (n,)
+        Output: the part of the block gap outside the cache, C·(Hᵢ(w) − max_{y∈Sᵢ} gᵢ(y)) (the rest is the gap
+        inside the cache, which :func:`cache_pass` closes without the oracle).
 
     Returns
     -------
     evicted : int
         Visits that found the cache full and emptied its least-weighted labeling onto the best one to make room.
     """
+    Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
+    W, Tr, Tri = model
+    lab, alpha, loss, cnt = cache
+    node, y, gsc, pos = work[0], work[3], work[7], work[9]
     M = lab.shape[0]
-    K = W.shape[1]
     evicted = 0
     for oi in range(order.shape[0]):
         i = order[oi]
@@ -109,33 +216,28 @@ def bcfw_pass(order, Xp, Xi, Xd, offsets, gold, Gp, Gv, W, Tr, lab, alpha, loss,
         if L == 0:
             hinge[i] = 0.0
             bgap[i] = 0.0
+            ogap[i] = 0.0
             continue
-        gbase = Gp[i]
-        # token scores at the current w
+        # token scores at the current w, every position (the Viterbi reads them all)
         for t in range(L):
-            r = lo + t
-            for k in range(K):
-                node[t, k] = 0.0
-            for p in range(Xp[r], Xp[r + 1]):
-                v = Xd[p]
-                j = Xi[p]
-                for k in range(K):
-                    node[t, k] += v * W[j, k]
-        for a in range(K):
-            for b in range(K):
-                edge_t[0, b, a] = Tr[a, b]
-        aug = viterbi_one(node[:L], edge_t, 0, gold[lo:hi], 1.0, delta, back, y)
-        score_gold = node[0, gold[lo]]
-        for t in range(1, L):
-            score_gold += Tr[gold[lo + t - 1], gold[lo + t]] + node[t, gold[lo + t]]
-        H = aug - score_gold
+            pos[t] = t
+        _token_scores(Xp, Xi, Xd, W, lo, pos, L, node)
+        _oracle(node, model, gold, lo, hi, work)
+        dl = 0.0
+        for t in range(L):
+            if y[t] != gold[lo + t]:
+                dl += 1.0
+        H = _gradient(node, Tr, Tri, y, 0, gold, lo, L, dl)
         hinge[i] = H
         c = cnt[i]
         dot = 0.0
+        gmax = 0.0
         for m in range(c):
-            gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], score_gold)
+            gsc[m] = _gradient(node, Tr, Tri, lab[m], lo, gold, lo, L, loss[i, m])
             dot += alpha[i, m] * gsc[m]
+            gmax = max(gmax, gsc[m])
         bgap[i] = C * H - dot
+        ogap[i] = max(C * (H - gmax), 0.0)
         # ŷ into the cache unless it is there (the gold labeling is slot 0)
         found = False
         for m in range(c):
@@ -147,78 +249,127 @@ def bcfw_pass(order, Xp, Xi, Xd, offsets, gold, Gp, Gv, W, Tr, lab, alpha, loss,
             if same:
                 found = True
                 break
-        evicting = False
         if not found and H > tol:
             if c == M:
-                evicting = True
-                # full: the least-weighted labeling's mass goes to the best cached one (a feasible move), freeing
-                # its slot
-                a_min = 1
-                best = 0
-                for m in range(c):
-                    if gsc[m] > gsc[best]:
-                        best = m
-                for m in range(2, c):
-                    if alpha[i, m] < alpha[i, a_min]:
-                        a_min = m
-                if best == a_min:
-                    best = 0
-                _pair_step(i, a_min, best, alpha[i, a_min], Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node,
-                           trbuf, diff)
-                c = _compact(i, lo, L, lab, alpha, loss, cnt, gsc)
+                c = _evict(i, data, model, cache, gsc, work, L)
                 evicted += 1
-            dl = 0.0
             for t in range(L):
                 lab[c, lo + t] = y[t]
-                if y[t] != gold[lo + t]:
-                    dl += 1.0
             loss[i, c] = dl
             alpha[i, c] = 0.0
             gsc[c] = H
             c += 1
             cnt[i] = c
-            if evicting:
-                # the eviction's step moved the token scores: every gradient afresh (the gold one is 0)
-                for m in range(c):
-                    gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], 0.0)
-                sg = gsc[0]
-                for m in range(c):
-                    gsc[m] -= sg
-        # pairwise steps inside the cache
-        for _ in range(inner):
-            s = 0
-            a = -1
-            for m in range(c):
-                if gsc[m] > gsc[s]:
-                    s = m
-                if alpha[i, m] > 0.0 and (a < 0 or gsc[m] < gsc[a]):
-                    a = m
-            if a < 0 or s == a or gsc[s] - gsc[a] <= tol:
-                break
-            norm2 = _pair_norm2(lab[a], lab[s], lo, L, Gv, gbase, trbuf, diff)
-            step = alpha[i, a]
-            if norm2 > 0.0:
-                step = min(step, (gsc[s] - gsc[a]) / norm2)
-            _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node, trbuf, diff)
-            for m in range(c):
-                gsc[m] = _labeling_gradient(node, Tr, lab[m], gold, lo, L, loss[i, m], 0.0)
-            sg = gsc[0]               # the gold labeling's score, so that its gradient is 0
-            for m in range(c):
-                gsc[m] -= sg
-        _compact(i, lo, L, lab, alpha, loss, cnt, gsc)
+        _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, L)
+        _compact(i, lo, L, cache, gsc)
     return evicted
 
 
 @njit(**_JIT)
-def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, diff):
-    """‖f(x, a) − f(x, s)‖² through the token Gram matrix; ``diff`` gets the differing positions, returns the
-    squared norm (``diff[L]`` holds their count)."""
+def _evict(i, data, model, cache, gsc, work, npos):
+    """A full cache: the least-weighted labeling's mass goes to the best cached one (a feasible move), freeing its
+    slot; the gradients are recomputed (the move changed the token scores). Returns the new count."""
+    gold, offsets = data[4], data[3]
+    W, Tr, Tri = model
+    lab, alpha, loss, cnt = cache
+    lo, hi = offsets[i], offsets[i + 1]
+    c = cnt[i]
+    a_min = 1
+    best = 0
+    for m in range(c):
+        if gsc[m] > gsc[best]:
+            best = m
+    for m in range(2, c):
+        if alpha[i, m] < alpha[i, a_min]:
+            a_min = m
+    if best == a_min:
+        best = 0
+    _pair_step(i, a_min, best, alpha[i, a_min], data, model, cache, work[0], work[9], npos)
+    c = _compact(i, lo, hi - lo, cache, gsc)
+    for m in range(c):
+        gsc[m] = _gradient(work[0], Tr, Tri, lab[m], lo, gold, lo, hi - lo, loss[i, m])
+    return c
+
+
+@njit(**_JIT)
+def cache_pass(order, data, model, cache, C, inner, tol, cgap, work):
+    """One pass of pairwise steps inside the caches of the examples in ``order``, without the oracle (Shah,
+    Kolmogorov & Lampert, CVPR 2015: passes over the cached planes between oracle calls).
+
+    Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
+    read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit.
+
+    Parameters
+    ----------
+    cgap : ndarray, shape (n,)
+        Output: the block's gap inside its cache, C·max_{y∈Sᵢ} gᵢ(y) − Σ_y αᵢ(y) gᵢ(y), at the w of each visit.
+    Other parameters as for :func:`bcfw_pass`.
+    """
+    Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
+    W, Tr, Tri = model
+    lab, alpha, loss, cnt = cache
+    node, gsc, pos = work[0], work[7], work[9]
+    for oi in range(order.shape[0]):
+        i = order[oi]
+        c = cnt[i]
+        if c <= 1:
+            cgap[i] = 0.0
+            continue
+        lo, hi = offsets[i], offsets[i + 1]
+        L = hi - lo
+        npos = _differing_positions(lab, gold, lo, L, c, pos)
+        _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node)
+        dot = 0.0
+        gmax = 0.0
+        for m in range(c):
+            gsc[m] = _gradient(node, Tr, Tri, lab[m], lo, gold, lo, L, loss[i, m])
+            dot += alpha[i, m] * gsc[m]
+            gmax = max(gmax, gsc[m])
+        cgap[i] = C * gmax - dot
+        _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, npos)
+        _compact(i, lo, L, cache, gsc)
+
+
+@njit(**_JIT)
+def _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, npos):
+    """Up to ``inner`` exact pairwise steps inside the cache of example i: mass γ moves from the cached labeling a
+    of least gradient with α > 0 to the one s of largest gradient, γ = min(αᵢ(a), (g(s) − g(a)) / ‖f(x, a) −
+    f(x, s)‖²), the exact maximiser of D along that direction. ``gsc`` holds the gradients on entry and is kept;
+    the token scores are kept at the positions ``work[9][:npos]``."""
+    gold, offsets = data[4], data[3]
+    W, Tr, Tri = model
+    lab, alpha, loss, cnt = cache
+    node, pos = work[0], work[9]
+    lo, hi = offsets[i], offsets[i + 1]
+    L = hi - lo
+    for _ in range(inner):
+        s = 0
+        a = -1
+        for m in range(c):
+            if gsc[m] > gsc[s]:
+                s = m
+            if alpha[i, m] > 0.0 and (a < 0 or gsc[m] < gsc[a]):
+                a = m
+        if a < 0 or s == a or gsc[s] - gsc[a] <= tol:
+            break
+        norm2 = _pair_norm2(lab[a], lab[s], lo, L, data[6], data[5][i], work[5], work[6], work[8])
+        step = alpha[i, a]
+        if norm2 > 0.0:
+            step = min(step, (gsc[s] - gsc[a]) / norm2)
+        _pair_step(i, a, s, step, data, model, cache, node, pos, npos)
+        for m in range(c):
+            gsc[m] = _gradient(node, Tr, Tri, lab[m], lo, gold, lo, L, loss[i, m])
+
+
+@njit(**_JIT)
+def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff):
+    """‖f(x, a) − f(x, s)‖² through the token Gram matrix and the label-pair (and -trigram) counts; ``diff`` gets
+    the differing positions."""
     nd = 0
     for t in range(L):
         if la[lo + t] != ls[lo + t]:
             diff[nd] = t
             nd += 1
-    diff[L] = nd
     s = 0.0
     for x in range(nd):
         t = diff[x]
@@ -239,13 +390,26 @@ def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, diff):
             v = trbuf[l1[lo + t], l1[lo + t + 1]]
             s += v * v
             trbuf[l1[lo + t], l1[lo + t + 1]] = 0.0
+    if tribuf.shape[0] > 0:
+        for t in range(L - 2):
+            tribuf[la[lo + t], la[lo + t + 1], la[lo + t + 2]] += 1.0
+            tribuf[ls[lo + t], ls[lo + t + 1], ls[lo + t + 2]] -= 1.0
+        for t in range(L - 2):
+            for which in range(2):
+                l1 = la if which == 0 else ls
+                v = tribuf[l1[lo + t], l1[lo + t + 1], l1[lo + t + 2]]
+                s += v * v
+                tribuf[l1[lo + t], l1[lo + t + 1], l1[lo + t + 2]] = 0.0
     return s
 
 
 @njit(**_JIT)
-def _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, node, trbuf, diff):
+def _pair_step(i, a, s, step, data, model, cache, node, pos, npos):
     """Move mass ``step`` from cached labeling a to s: α, w (+= step·(f(x, a) − f(x, s))) and the example's token
-    scores (through its Gram matrix)."""
+    scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
+    Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
+    W, Tr, Tri = model
+    lab, alpha = cache[0], cache[1]
     if step <= 0.0:
         return
     if step >= alpha[i, a]:
@@ -255,6 +419,10 @@ def _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, n
         alpha[i, a] -= step
     alpha[i, s] += step
     la, ls = lab[a], lab[s]
+    lo, hi = offsets[i], offsets[i + 1]
+    L = hi - lo
+    gbase = Gp[i]
+    order2 = Tri.shape[0] > 0
     for t in range(L):
         r = lo + t
         at, st = la[r], ls[r]
@@ -263,18 +431,24 @@ def _pair_step(i, a, s, step, Xp, Xi, Xd, lo, L, Gv, gbase, W, Tr, lab, alpha, n
                 v = step * Xd[p]
                 W[Xi[p], at] += v
                 W[Xi[p], st] -= v
-            for u in range(L):
-                gv = step * Gv[gbase + u * L + t]
+            row = gbase + t * L           # G is symmetric: row t, contiguous
+            for x in range(npos):
+                u = pos[x]
+                gv = step * Gv[row + u]
                 node[u, at] += gv
                 node[u, st] -= gv
         if t + 1 < L:
             Tr[at, la[r + 1]] += step
             Tr[st, ls[r + 1]] -= step
+            if order2 and t + 2 < L:
+                Tri[at, la[r + 1], la[r + 2]] += step
+                Tri[st, ls[r + 1], ls[r + 2]] -= step
 
 
 @njit(**_JIT)
-def _compact(i, lo, L, lab, alpha, loss, cnt, gsc):
+def _compact(i, lo, L, cache, gsc):
     """Drop the cached labelings of example i whose α is 0 (never the gold slot 0); returns the new count."""
+    lab, alpha, loss, cnt = cache
     c = cnt[i]
     m = 1
     while m < c:
