@@ -296,3 +296,36 @@ def test_cache_passes_reach_the_enumerated_optimum(sampling):
         for check in run.history:
             assert check.lower <= opt + tol and check.upper >= opt - tol
         assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_slot_gradient_is_the_labelings_loss_augmented_score_difference(order):
+    """The compiled gradient from a labeling's differing positions (O(#differences)) equals Δℓ(y) + wᵀf(x, y) −
+    wᵀf(x, yᵢ) with f by explicit loops (test_chain_order2.joint_f2), on random labelings with runs of differences
+    at the ends and in the middle."""
+    from test_chain_order2 import joint_f2
+    from mmprog.inference.frank_wolfe import _slot_gradient, _slot_positions
+    rng = np.random.default_rng(order)
+    K, d, L = 3, 4, 7
+    x = rng.normal(size=(L, d))
+    W, Tr = rng.normal(size=(d, K)), rng.normal(size=(K, K))
+    Tri = rng.normal(size=(K, K, K)) if order == 2 else np.zeros((0, 0, 0))
+    w = np.r_[W.ravel(), Tr.ravel(), Tri.ravel()]
+    gold = rng.integers(0, K, L)
+    node = x @ W
+    for _ in range(30):
+        y = gold.copy()
+        flip = rng.random(L) < rng.choice([0.2, 0.5, 0.9])
+        y[flip] = (gold[flip] + rng.integers(1, K, flip.sum())) % K
+        lab = np.stack([gold, y]).astype(np.int16)
+        dpos, dcnt, upos = np.empty((2, L), np.int64), np.empty(2, np.int64), np.empty(L, np.int64)
+        _slot_positions(lab, gold, 0, L, 2, dpos, dcnt, upos)
+        assert dcnt[1] == flip.sum()
+        loss = float(flip.sum())
+        if order == 1:
+            f = lambda lab_: joint_f2(x, lab_, K)[: d * K + K * K]
+        else:
+            f = lambda lab_: joint_f2(x, lab_, K)
+        want = loss + w @ (f(y) - f(gold))
+        got = _slot_gradient(node, Tr, Tri, lab[1], gold, 0, L, loss, dpos[1], dcnt[1])
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)

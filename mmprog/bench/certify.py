@@ -93,39 +93,62 @@ def _mmprog_f1(fmap, w, ds, test):
     return out
 
 
-def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, verbose=False):
-    """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the certificates' trace last)."""
-    from ..engine import bcfw
+def _fmap(ds, order, transitions):
+    """mmprog's chain map of the training set: first order, or second order over all or the seen label bigrams."""
     from ..features import feature_map_for
+    if order == 1:
+        return feature_map_for(ds)
+    from ..features.chain import allowed_bigrams
+    return feature_map_for(ds, order=2, allowed=allowed_bigrams(ds.Y, ds.n_labels) if transitions == "seen" else None)
+
+
+def _split(run):
+    """Seconds in the oracle (token scores and loss-augmented Viterbi of the passes, the bounds' inference) and
+    outside it (steps inside the caches, passes without the oracle, w rebuilt, the Gram matrices), and per round (an
+    oracle pass with the passes inside the caches that follow it) the ratio of the two."""
+    t = run.timings
+    oracle = t["oracle"] + t["certificate_oracle"]
+    return dict(oracle_seconds=oracle, non_oracle_seconds=t["total"] - oracle,
+                non_oracle_per_oracle=(t["total"] - oracle) / oracle if oracle > 0 else None,
+                cache_passes=run.n_cache_passes, certificates=len(run.history))
+
+
+def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, transitions="seen", verbose=False):
+    """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the certificates' trace last).
+
+    ``settings`` are keyword settings of :func:`mmprog.engine.bcfw.fit` (empty: the route's defaults, what
+    ``mmprog.fit(route="bcfw")`` runs)."""
+    from ..engine import bcfw
     from ..engine.oracle import Oracle
     w0, c0 = time.perf_counter(), time.process_time()
-    fmap = feature_map_for(ds)
+    fmap = _fmap(ds, order, transitions)
     orc = Oracle(fmap, fmap.prepare(ds))
-    run = bcfw.fit(orc, C=C, gap_tol=gap_tol, time_limit=time_limit, inner=inner, cache_size=cache_size,
-                   verbose=verbose)
+    run = bcfw.fit(orc, C=C, gap_tol=gap_tol, time_limit=time_limit, verbose=verbose, **settings)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    setting = f"bcfw C={C:g} inner={inner} cache={cache_size}"
+    shown = " ".join(f"{k}={v}" for k, v in settings.items())
+    setting = f"bcfw C={C:g}" + (f" order 2 transitions {transitions}" if order == 2 else "") + \
+        (f" {shown}" if shown else "")
     rows = [dict(system="mmprog", setting=f"{setting} gap_tol={gap_tol:g}", train_seconds=wall, cpu_seconds=cpu,
                  gap=run.gap, upper_bound=run.upper_bound, lower_bound=run.lower_bound, passes=run.n_passes,
                  termination=run.termination, working_set=run.history[-1].cached,
-                 certificate_seconds=run.timings["certificate"], **_mmprog_f1(fmap, run.w, ds, test))]
+                 certificate_seconds=run.timings["certificate"], **_split(run), **_mmprog_f1(fmap, run.w, ds, test))]
     trace = [(gap_tol, h) for h in run.history]
     if stretch is not None and stretch < gap_tol and run.termination == "converged":
         w1, c1 = time.perf_counter(), time.process_time()
         left = None if time_limit is None else max(1.0, time_limit - wall)
-        more = bcfw.fit(orc, C=C, gap_tol=stretch, time_limit=left, inner=inner, cache_size=cache_size,
-                        resume=run.state_arrays(), verbose=verbose)
+        more = bcfw.fit(orc, C=C, gap_tol=stretch, time_limit=left, resume=run.state_arrays(), verbose=verbose,
+                        **settings)
         rows.append(dict(system="mmprog", setting=f"{setting} gap_tol={stretch:g} (resumed from gap_tol={gap_tol:g})",
                          train_seconds=wall + time.perf_counter() - w1, cpu_seconds=cpu + time.process_time() - c1,
                          gap=more.gap, upper_bound=more.upper_bound, lower_bound=more.lower_bound,
                          passes=run.n_passes + more.n_passes, termination=more.termination,
-                         working_set=more.history[-1].cached, **_mmprog_f1(fmap, more.w, ds, test)))
+                         working_set=more.history[-1].cached, **_split(more), **_mmprog_f1(fmap, more.w, ds, test)))
         trace += [(stretch, h) for h in more.history]
     orc.close()
     for target, h in trace:
         rows.append(dict(system="mmprog", setting=f"{setting} trace to gap_tol={target:g}", passes=h.passes,
-                         seconds=h.elapsed, upper_bound=h.upper, lower_bound=h.lower, gap=h.gap,
-                         working_set=h.cached))
+                         cache_passes=h.cache_passes, seconds=h.elapsed, oracle_seconds=h.oracle_seconds,
+                         upper_bound=h.upper, lower_bound=h.lower, gap=h.gap, working_set=h.cached))
     return rows
 
 
@@ -141,8 +164,14 @@ def main(argv=None):
     ap.add_argument("--gap-tol", type=float, default=1e-2, help="relative duality gap to certify (default 1e-2)")
     ap.add_argument("--stretch", type=float, default=1e-3, help="then resume to this gap (0: no stretch)")
     ap.add_argument("--time-limit", type=float, default=1800.0, help="mmprog's wall-clock cap in seconds")
-    ap.add_argument("--inner", type=int, default=10, help="pairwise steps per visit")
-    ap.add_argument("--cache-size", type=int, default=64, help="labelings kept per example")
+    ap.add_argument("--order", default="1", help="Markov order of mmprog's chain per task, comma-separated (one value: "
+                    "every task); CRFsuite is first-order whatever this says")
+    ap.add_argument("--transitions", choices=["all", "seen"], default="seen", help="with order 2: the label bigrams "
+                    "the pair Viterbi searches (default: those seen in the training labels)")
+    ap.add_argument("--inner", type=int, default=None, help="pairwise steps per visit (default: the route's)")
+    ap.add_argument("--cache-size", type=int, default=None, help="labelings kept per example (default: the route's)")
+    ap.add_argument("--cache-passes", type=int, default=None, help="passes inside the caches after each oracle pass "
+                    "(default: the route's)")
     ap.add_argument("--crfsuite-c2", type=float, default=1.0)
     ap.add_argument("--limit", type=int, default=None, help="train on the first N sentences only (quick runs)")
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
@@ -156,13 +185,23 @@ def main(argv=None):
         print(f"mmprog.bench certify: --task must name tasks among {', '.join(sorted(TASKS))}; got {bad[0]!r}",
               file=sys.stderr)
         return 2
+    orders = [int(o) for o in args.order.split(",")]
+    if len(orders) == 1:
+        orders *= len(tasks)
+    if len(orders) != len(tasks) or any(o not in (1, 2) for o in orders):
+        print(f"mmprog.bench certify: --order must be 1 or 2, one value or one per task ({len(tasks)}); got "
+              f"{args.order!r}", file=sys.stderr)
+        return 2
+    settings = {k: v for k, v in (("inner", args.inner), ("cache_size", args.cache_size),
+                                  ("cache_passes", args.cache_passes)) if v is not None}
     rows, notes = [], []
-    for task in tasks:
+    for task, order in zip(tasks, orders):
         t0 = time.perf_counter()
         train, ds, test, ex = _features(task, root, args.templates, args.limit)
         feature_seconds = time.perf_counter() - t0
         notes.append(f"task {task}: {len(ds)} training sentences, {ex.n_features_} input features (templates "
-                     f"{args.templates}, built once in {feature_seconds:.1f} s and given to both systems)")
+                     f"{args.templates}, built once in {feature_seconds:.1f} s and given to both systems); mmprog's "
+                     f"chain of order {order}" + (f" over the {args.transitions} label bigrams" if order == 2 else ""))
         task_rows = []
         if args.skip != "crfsuite":
             try:
@@ -173,24 +212,31 @@ def main(argv=None):
                 return 2
         if args.skip != "mmprog":
             task_rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit,
-                                    args.inner, args.cache_size, args.verbose)
+                                    settings, order, args.transitions, args.verbose)
         tests = list(test)
-        print(f"{task}: {'system':<10} {'setting':<70} {'wall s':>8} {'CPU s':>8} {'gap':>9} " +
-              " ".join(f"{t + ' F1':>9}" for t in tests))
+        print(f"{task}: {'system':<10} {'setting':<58} {'wall s':>8} {'CPU s':>8} {'oracle s':>8} {'other s':>8} "
+              f"{'gap':>9} " + " ".join(f"{t + ' F1':>9}" for t in tests))
         for r in task_rows:
             r["task"] = task
             if "train_seconds" not in r:
                 continue
             gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
-            print(f"{task}: {r['system']:<10} {r['setting'][:70]:<70} {r['train_seconds']:8.1f} "
-                  f"{r['cpu_seconds']:8.1f} {gap} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests), flush=True)
+            split = f"{r['oracle_seconds']:8.1f} {r['non_oracle_seconds']:8.1f}" if "oracle_seconds" in r else \
+                " " * 17
+            print(f"{task}: {r['system']:<10} {r['setting'][:58]:<58} {r['train_seconds']:8.1f} "
+                  f"{r['cpu_seconds']:8.1f} {split} {gap} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests),
+                  flush=True)
         rows += task_rows
     if args.record:
         from . import record
-        notes += ["the two systems ran one after the other in this process (paired): the machine has 2 cores "
-                 "shared with other jobs, so only the pair's ratio is meaningful, and CPU seconds are the steadier "
-                 "one; wall seconds include time lost to the other jobs; CPU seconds count every thread of the "
-                 "process (CRFsuite trains on one, mmprog's oracle may score tokens on two)",
+        notes += ["the two systems ran one after the other in this process (paired): on a machine shared with other "
+                 "jobs only the pair's ratio is meaningful and CPU seconds are the steadier one (wall seconds include "
+                 "time lost to the other jobs); CPU seconds count every thread of the process",
+                 "mmprog's oracle_seconds: token scores and loss-augmented Viterbi inside the passes (split from the "
+                 "rest of each pass by the kernel's cycle counts) plus the inference of the upper bounds; "
+                 "non_oracle_seconds: everything else of the fit (steps inside the caches, passes without the "
+                 "oracle, w rebuilt at the certificates, the token Gram matrices); non_oracle_per_oracle is their "
+                 "ratio over the fit's rounds (an oracle pass and the passes inside the caches after it)",
                  "mmprog's gap is certified: upper = P0's full objective at the returned w (loss-augmented "
                  "inference on every example), lower = the n-slack dual value of the route's α",
                  "CRFsuite minimises a different objective (CRF likelihood with c2 = 1): its time is that of its "

@@ -72,6 +72,8 @@ class Check:
     cached: int               # cached labelings with α > 0 (the working set's size, gold slots excluded)
     evicted: int
     point: int = 0            # where P was lowest: 0 at w(α), 1 at the passes' exponential average
+    cache_passes: int = 0     # passes inside the caches so far (no oracle)
+    oracle_seconds: float = 0.0   # so far: in the oracle (token scores, loss-augmented Viterbi, the bounds' inference)
 
 
 @dataclass
@@ -93,7 +95,11 @@ class BCFWRun:
         ``converged`` (gap ≤ gap_tol), ``max_iter`` (passes) or ``time_limit``.
     history : list of Check
     timings : dict
-        Seconds in the passes, the certificates and in total.
+        Seconds: ``pass`` (oracle passes, of which ``oracle`` in the token scores and the loss-augmented Viterbi),
+        ``cache`` (passes inside the caches), ``certificate`` (of which ``certificate_oracle`` in the inference of
+        the upper bounds), ``setup`` and ``total``.
+    n_cache_passes : int
+        Passes inside the caches (no oracle) between the oracle passes.
     """
 
     w: np.ndarray
@@ -107,6 +113,7 @@ class BCFWRun:
     history: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict, repr=False)
+    n_cache_passes: int = 0
 
     def working_set(self, fmap, prepared, tol=0.0):
         """The working set as mmprog cuts with their multipliers: one n-slack cut Δfᵢ(y), Δℓᵢ(y) for every cached
@@ -370,7 +377,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     check_param("cache_size", cache_size, int(cache_size) >= 3, "an int ≥ 3")
     check_param("check_every", check_every, int(check_every) >= 1, "an int ≥ 1")
     check_param("ema", ema, 0 < ema <= 1, "a float in (0, 1]")
-    check_param("sampling", sampling, sampling in ("uniform", "gap"), '"uniform" or "gap"')
+    check_param("sampling", sampling, sampling in ("uniform", "gap", "outside"), '"uniform", "gap" or "outside"')
     check_param("full_every", full_every, int(full_every) >= 1, "an int ≥ 1")
     settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
                     cache_passes=int(cache_passes), cache_sampling=cache_sampling, adaptive=float(adaptive))
@@ -418,7 +425,8 @@ class FrankWolfe:
         self.work = work_arrays(T, K, M, fmap.order, fmap.allowed)
         self.hinge, self.bgap, self.cgap, self.ogap = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         self.rng = np.random.default_rng(seed)
-        self.history, self.timings = [], {"pass": 0.0, "cache": 0.0, "certificate": 0.0}
+        self.history, self.timings = [], {"pass": 0.0, "oracle": 0.0, "cache": 0.0, "certificate": 0.0,
+                                         "certificate_oracle": 0.0}
         self.timings["setup"] = time.perf_counter() - self.t_start
         self.state = dict(lab=self.lab, alpha=self.alpha, loss=self.loss, cnt=self.cnt, offsets=self.offsets)
         self.passes, self.evicted, self.cache_passes = 0, 0, 0
@@ -436,6 +444,7 @@ class FrankWolfe:
         self.lin = self.rebuild()
         sq = float(w @ w)
         self.lower = self.lin - 0.5 * sq
+        t1 = time.perf_counter()
         self.upper = 0.5 * sq + C * float(np.maximum(_hinge(self.oracle, w), 0.0).sum())
         self.w_best, point = w.copy(), 0
         if self.s["average"] and self.passes > 0:
@@ -443,11 +452,13 @@ class FrankWolfe:
             up = 0.5 * float(w_ema @ w_ema) + C * float(np.maximum(_hinge(self.oracle, w_ema), 0.0).sum())
             if up < self.upper:
                 self.upper, self.w_best, point = up, w_ema.copy(), 1
+        self.timings["certificate_oracle"] += time.perf_counter() - t1
         self.gap = (self.upper - self.lower) / max(1.0, abs(self.upper))
         self.w_dual = w.copy()
         self.timings["certificate"] += time.perf_counter() - t0
         rec = Check(self.passes, time.perf_counter() - self.t_start, self.upper, self.lower, self.gap, estimate,
-                    int(np.count_nonzero(self.alpha[:, 1:] > 0)), self.evicted, point)
+                    int(np.count_nonzero(self.alpha[:, 1:] > 0)), self.evicted, point, self.cache_passes,
+                    self.timings["oracle"] + self.timings["certificate_oracle"])
         self.history.append(rec)
         if self.s["verbose"]:
             print(f"pass {self.passes:4d}  {rec.elapsed:8.1f}s  upper {self.upper:.6g}  lower {self.lower:.6g}  "
@@ -458,9 +469,9 @@ class FrankWolfe:
     def order(self, sampling, full_every):
         """The visiting order of the next pass."""
         n = len(self.bgap)
-        if sampling == "gap" and self.passes % full_every != 0:
+        if sampling in ("gap", "outside") and self.passes % full_every != 0:
             # Osokin et al. (ICML 2016): visit blocks in proportion to their last seen gaps
-            p = np.maximum(self.bgap, 0.0)
+            p = np.maximum(self.bgap if sampling == "gap" else self.ogap, 0.0)
             return self.rng.choice(n, n, p=p / p.sum()).astype(np.int64) if p.sum() > 0 else self.rng.permutation(n)
         return self.rng.permutation(n).astype(np.int64)
 
@@ -469,8 +480,12 @@ class FrankWolfe:
         visit, relative)."""
         t0 = time.perf_counter()
         s = self.s
+        clock = np.zeros(2, np.uint64)
         self.evicted += bcfw_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.hinge,
-                                  self.bgap, self.ogap, self.work)
+                                  self.bgap, self.ogap, self.work, clock)
+        # the oracle's share of the pass (token scores and Viterbi), by the kernel's cycle counts
+        if clock[1] > 0:
+            self.timings["oracle"] += (time.perf_counter() - t0) * float(clock[0]) / float(clock[1])
         self.passes += 1
         if s["average"]:
             self.w_ema *= 1.0 - s["ema"]
@@ -545,7 +560,7 @@ class FrankWolfe:
         self.timings["total"] = time.perf_counter() - self.t_start
         return BCFWRun(w=self.w_best, w_dual=self.w_dual, upper_bound=self.upper, lower_bound=self.lower,
                        gap=self.gap, termination=termination, n_passes=self.passes, C=self.s["C"],
-                       history=self.history, timings=self.timings, state=self.state)
+                       history=self.history, timings=self.timings, state=self.state, n_cache_passes=self.cache_passes)
 
 
 def _restore(saved, C, n, offsets, lab, alpha, loss, cnt, gold):
