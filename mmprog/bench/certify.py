@@ -23,7 +23,7 @@ import os
 import sys
 import time
 
-from .crf import TASKS
+from .tasks import TASKS
 
 
 def _features(task, root, templates, limit):
@@ -177,6 +177,8 @@ def main(argv=None):
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
     ap.add_argument("--record", default=None, metavar="PATH", help="write the machine-readable record here")
     ap.add_argument("--verbose", action="store_true", help="print every certificate")
+    ap.add_argument("--same-features", action="store_true", help="accepted (no effect): `bench crf --same-features` "
+                    "runs this bench")
     args = ap.parse_args(argv)
     root = args.data_root or str(default_data_root())
     tasks = args.task.split(",")

@@ -9,12 +9,17 @@ is that system's alone (``os.wait4``); training time is wall-clock seconds of th
 mmprog: feature extraction and the cutting-plane loop). Both are scored by :func:`mmprog.metrics.chunk_prf`
 (conlleval).
 
+``--same-features`` runs :mod:`mmprog.bench.certify` instead (every other option is that bench's): CRFsuite given
+mmprog's exact input features beside mmprog's certified fit (P0 by the bcfw route to a relative duality gap), for
+chunking and for Spanish NER with the second-order chain, with the back-end swap rows on a slice.
+
 ``--routes`` measures the engine routes SequenceTagger's default was chosen from. ``--tutorial`` runs sklearn-crfsuite's CoNLL-2002 tutorial instead, on both systems with the same call: CRFsuite
 through python-crfsuite, mmprog through ``mmprog.crfsuite.CRF`` (fit, flat weighted F1, RandomizedSearchCV over
 c1/c2), with mmprog's certified gap beside each fit.
 
 Examples::
 
+    python -m mmprog.bench crf --same-features --task chunk,esp --order 1,2 --record certify.json
     python -m mmprog.bench crf --tutorial --record docs/records/crf-tutorial.json
     python -m mmprog.bench crf --routes --limit 2000 --record docs/records/crf-routes.json
     python -m mmprog.bench crf --task esp
@@ -32,13 +37,8 @@ import tempfile
 import time
 
 from ._child import run_child
+from .tasks import TASKS
 
-TASKS = {
-    # name: (columns, train, tests)
-    "esp": ("form/pos/ne", "conll2002/esp.train.gz", {"testa": "conll2002/esp.testa.gz",
-                                                     "testb": "conll2002/esp.testb.gz"}),
-    "chunk": ("form/pos/chunk", "conll2000/train.txt.gz", {"test": "conll2000/test.txt.gz"}),
-}
 
 DEFAULT_MMPROG_ARGS = "--templates rich --program m3n --slack one --C 1 --eps 0.5 --drop-after 50 --max-iter 2000"
 
@@ -423,7 +423,14 @@ def routes_main(args, root):
 
 def main(argv=None):
     from ..datasets.registry import default_data_root
+    argv = list(sys.argv[2:] if argv is None else argv)
+    if "--same-features" in argv:
+        # one code path: the same-features comparison is the certify bench
+        from .certify import main as same_features
+        return same_features(argv)
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench crf", description=__doc__.splitlines()[0])
+    ap.add_argument("--same-features", action="store_true", help="run `bench certify` (CRFsuite given mmprog's "
+                    "input features beside mmprog's certified fit); the other options are that bench's")
     ap.add_argument("--task", choices=sorted(TASKS), default="esp")
     ap.add_argument("--data-root", default=None, help="folder with conll2000/ and conll2002/ (default: the shared "
                     "data root)")
