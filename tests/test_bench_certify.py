@@ -22,12 +22,9 @@ def test_attributes_refuse_real_valued_rows():
         _attributes(X)
 
 
-def test_bench_runs_mmprog_to_its_certificate_and_records_it(tmp_path):
-    """The whole bench path on a tiny corpus laid out like CoNLL-2000 (CRFsuite skipped: a bench extra): the
-    mmprog row carries a certified gap, its bounds bracket each other and its F1 is a percentage."""
+def _corpus(tmp_path):
+    """A tiny corpus laid out like CoNLL-2000 under tmp_path."""
     import gzip
-    import json
-    from mmprog.bench import certify
     rng = np.random.default_rng(0)
     words, tags = ["a", "b", "c", "d"], ["B-NP", "I-NP", "O"]
     (tmp_path / "conll2000").mkdir()
@@ -38,10 +35,25 @@ def test_bench_runs_mmprog_to_its_certificate_and_records_it(tmp_path):
                     w = words[int(rng.integers(4))]
                     f.write(f"{w} {w.upper()} {tags[int(rng.integers(3))]}\n")
                 f.write("\n")
+
+
+@pytest.mark.parametrize("entry", ["certify", "crf --same-features"])
+def test_bench_runs_mmprog_to_its_certificate_and_records_it(tmp_path, entry):
+    """The whole bench path on a tiny corpus laid out like CoNLL-2000 (CRFsuite skipped: a bench extra), through
+    ``bench certify`` and through ``bench crf --same-features`` (the same code): the mmprog row carries a certified
+    gap, its bounds bracket each other, its F1 is a percentage and its time is split into oracle and the rest."""
+    import json
+    from mmprog.bench import certify, crf
+    _corpus(tmp_path)
     rec = tmp_path / "certify.json"
-    assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--templates", "rich", "--skip",
-                         "crfsuite", "--gap-tol", "1e-3", "--stretch", "0", "--record", str(rec)]) == 0
+    args = ["--task", "chunk", "--data-root", str(tmp_path), "--templates", "rich", "--skip", "crfsuite",
+            "--gap-tol", "1e-3", "--stretch", "0", "--record", str(rec)]
+    main = certify.main if entry == "certify" else lambda a: crf.main(["--same-features"] + a)
+    assert main(args) == 0
+    assert json.loads(rec.read_text())["bench"] == "certify"
     rows = [r for r in json.loads(rec.read_text())["rows"] if "train_seconds" in r]
     assert len(rows) == 1 and rows[0]["termination"] == "converged" and rows[0]["gap"] <= 1e-3
     assert rows[0]["lower_bound"] <= rows[0]["upper_bound"]
     assert 0 <= rows[0]["test_f1"] <= 100
+    assert rows[0]["oracle_seconds"] > 0 and rows[0]["non_oracle_seconds"] > 0
+    assert rows[0]["oracle_seconds"] + rows[0]["non_oracle_seconds"] <= rows[0]["train_seconds"]
