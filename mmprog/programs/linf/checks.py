@@ -61,7 +61,7 @@ def linf_checks(run, samples, solvers=("highs",), tol=1e-7):
 
     Parameters
     ----------
-    run : LInfRun
+    run : mmprog.linf.LInfRun
     samples : TensorSamples or KernelSamples
         The samples ``run`` was solved on.
     solvers : sequence of str
