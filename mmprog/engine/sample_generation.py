@@ -104,7 +104,10 @@ class SampleRun:
 
     @property
     def model(self):
-        """The master as an explicit Pyomo model (written on first access on the native route)."""
+        """The master as an explicit Pyomo model (written on first access on the native route; Pyomo's plugins —
+        writers, solver factories — loaded with it, :func:`mmprog.engine.records.load_pyomo_plugins`)."""
+        from .records import load_pyomo_plugins
+        load_pyomo_plugins()
         self.program.materialise(self.master)
         return self.master
 

@@ -18,7 +18,7 @@ import logging
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import SolverError, SolverUnavailable

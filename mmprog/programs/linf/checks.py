@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from ...solvers import ProblemClass, get_solver
 from .program import LInf, restrict_to_columns
