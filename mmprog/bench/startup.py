@@ -116,6 +116,7 @@ def main(argv=None):
     ap.add_argument("--record", metavar="PATH", help="also write the run's rows as a JSON record (mmprog.bench.record)")
     args = ap.parse_args(argv)
     py, env = sys.executable, dict(os.environ)
+    load_start = os.getloadavg()[0]
     rows = []
     for system, setting, code in IMPORTS:
         rows.append(summarise(system, setting, [child([py, "-c", code], env) for _ in range(args.repeat)]))
@@ -151,7 +152,9 @@ def main(argv=None):
               f"cpu {r['best_cpu_s']:.3f}/{r['median_cpu_s']:.3f}{extra}")
     if args.record:
         record.write(args.record, "startup", rows, packages=("numpy", "scipy", "numba", "pyomo", "python-crfsuite"),
-                     notes=[f"{args.sentences} sentences of {args.file}; children run one after the other",
+                     notes=[f"{args.sentences} sentences of {args.file}; children run one after the other; load "
+                            f"average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (wall "
+                            f"clocks stretch with it, CPU times much less)",
                             "before_round = process wall - the fit's timings.total (start-up before round 1 plus "
                             "the summary after it)"])
     return 0
