@@ -347,8 +347,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
         cached labeling differs from gold (a fifth of them). CoNLL-2000 ``rich`` C = 1 to gap 1e-2: 0 → 134 CPU s
         (184 oracle passes), 2 → 87, 4 → 57–59 (46 oracle passes), 8 → 64 (same runs as ``inner``).
     cache_sampling : {"gap", "uniform"}
-        The visits of a cache pass: in proportion to the blocks' gaps inside their caches at their last visit, or
-        a permutation.
+        A cache pass's visits: in proportion to the blocks' last seen gaps inside their caches, or a permutation.
     cache_size : int
         Labelings kept per example, gold included (a full cache empties its least-weighted labeling onto the best;
         a cache smaller than the optimum's support per example cannot reach the optimum).
@@ -365,10 +364,8 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
         Gradient difference below which a pairwise step is not taken.
     average : bool
         Also evaluate P at an exponential average of the passes' w(α), w̄ₖ = (1 − ρ)w̄ₖ₋₁ + ρ w(αₖ) with ρ = ``ema``,
-        and keep the lower: P is an upper bound at any w, and the BCFW iterate's own P lags its dual value (on
-        CoNLL-2000 the lower bound settles within 0.5 % long before P(w(α)) does). Lacoste-Julien et al. (2013)
-        average with weights 2/(k + 2); per pass on CoNLL-2000 (2,000 sentences) that average never had the lowest
-        P at a certificate, the exponential one did from the fifth on.
+        and keep the lower (P is an upper bound at any w; w(α)'s P lags D(α)). Lacoste-Julien et al.'s (2013)
+        weights 2/(k + 2) never had the lowest P at a certificate on 2,000 CoNLL-2000 sentences; this one did.
     ema : float
         Weight of the newest pass in the exponential average, in (0, 1].
     sampling : {"gap", "uniform"}
