@@ -329,3 +329,20 @@ def test_slot_gradient_is_the_labelings_loss_augmented_score_difference(order):
         want = loss + w @ (f(y) - f(gold))
         got = _slot_gradient(node, Tr, Tri, lab[1], gold, 0, L, loss, dpos[1], dcnt[1])
         assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_fit_route_bcfw_second_order_seen_transitions_is_certified():
+    """``mmprog.fit(route="bcfw", order=2, transitions="seen")``: the Result brackets the enumerated optimum over
+    the labelings of seen bigrams, and its predictions are those of its w."""
+    from test_chain_order2 import data
+    from mmprog.features.chain import allowed_bigrams
+    ds = data(12, n=8, K=3, d=3, max_len=5)
+    C = 0.7
+    opt, _, _ = _order2_truth(ds, C, allowed_bigrams(ds.Y, 3))
+    res = mmprog.fit(ds, C=C, route="bcfw", gap_tol=1e-6, order=2, transitions="seen")
+    assert res.termination == "converged" and res.gap <= 1e-6 and res.fmap.order == 2
+    tol = 1e-7 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
+    pred = res.fmap.decode(res.w, res.fmap.prepare(ds))
+    for i, y in enumerate(res.predict(ds)):
+        np.testing.assert_array_equal(y, pred[i, : len(ds.Y[i])])
