@@ -335,7 +335,8 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None):
     """Train one parser per (preset, C) and keep the best by dev UAS without punctuation.
 
     The candidates are trained one after another, C increasing, each from scratch: the engine has no warm start
-    across C (a checkpoint resumes only at its own C).
+    across C (a checkpoint resumes only at its own C); the training set's arc matrix is built once for all of them
+    (:meth:`~mmprog.features.arcs.ArcFeatureMap.hold`).
 
     Parameters
     ----------
@@ -354,31 +355,45 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None):
     (Result, list of dict)
         The chosen parser and every candidate's row.
     """
-    import time
-
-    import mmprog
     from .features.arcs import ArcFeatureMap
     rows, best, best_score = [], None, -1.0
     for preset in presets:
         fmap = ArcFeatureMap(preset).fit(train)
-        for C in sorted(Cs):
-            t0 = time.perf_counter()
-            res = mmprog.fit(train, feature_map=fmap, C=C, **fit_kwargs)
-            row = {"templates": preset, "C": C, "termination": res.termination, "n_iter": res.n_iter,
-                   "seconds": round(time.perf_counter() - t0, 1)}
-            if dev is not None:
-                sc = evaluate_parser(res, None, dev)
-                row.update(dev_uas=sc["uas"], dev_uas_no_punct=sc["uas_no_punct"])
-                if sc["uas_no_punct"] > best_score:
-                    best, best_score = res, sc["uas_no_punct"]
-            else:
-                best = res
-            rows.append(row)
-            if report is not None:
-                report(row)
-            if res.termination == "interrupted":
-                return res, rows
+        if len(Cs) > 1:
+            fmap.hold(train)          # the arc matrix of the training set is built once for every C
+        try:
+            res, best, best_score = _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score,
+                                                report)
+        finally:
+            fmap.release()
+        if res.termination == "interrupted":
+            return res, rows
     return best, rows
+
+
+def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score, report):
+    """The fits of one preset, C increasing (:func:`select_parser`): (last result, best, best dev score)."""
+    import time
+
+    import mmprog
+    for C in sorted(Cs):
+        t0 = time.perf_counter()
+        res = mmprog.fit(train, feature_map=fmap, C=C, **fit_kwargs)
+        row = {"templates": preset, "C": C, "termination": res.termination, "n_iter": res.n_iter,
+               "gap": res.gap, "seconds": round(time.perf_counter() - t0, 1)}
+        if dev is not None:
+            sc = evaluate_parser(res, None, dev)
+            row.update(dev_uas=sc["uas"], dev_uas_no_punct=sc["uas_no_punct"])
+            if sc["uas_no_punct"] > best_score:
+                best, best_score = res, sc["uas_no_punct"]
+        else:
+            best = res
+        rows.append(row)
+        if report is not None:
+            report(row)
+        if res.termination == "interrupted":
+            break
+    return res, best, best_score
 
 
 def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_grid=None, label_C=None,
@@ -430,4 +445,6 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     if labels and has_rels and parser.termination != "interrupted":
         lab_kw = {k: kw[k] for k in ("time_limit", "solve_time_limit") if kw.get(k) is not None}
         labeller = train_labeller(train, **({} if label_C is None else {"C": label_C}), **lab_kw)
+        info["labeller"] = {"C": labeller.params.get("C"), "termination": labeller.termination,
+                            "n_iter": labeller.n_iter, "gap": labeller.gap}
     return parser, labeller, info
