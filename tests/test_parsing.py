@@ -165,3 +165,24 @@ def test_split_dev_and_selection_errors(tmp_path):
         train_treebank(ds, {"C": 1.0}, templates="mcdonald05,mst-ud")
     with pytest.raises(ParameterError, match="needs --dev"):
         train_treebank(ds, {}, C_grid=[0.1, 1.0])
+
+
+def test_projective_parser_is_saved_and_parses_projective_trees(tmp_path, capsys):
+    def is_projective(heads):
+        spans = [(min(h, m), max(h, m)) for m, h in enumerate(heads, start=1)]
+        return not any(a < c < b < d for a, b in spans for c, d in spans)
+    train = tmp_path / "train.conllu"
+    labelled_treebank(train, 20, 3)
+    m = str(tmp_path / "proj")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.1", "--C", "0.1",
+                 "--projective", "--out", m, "--json"]) == 0
+    parser = mmprog.load(m + ".json")
+    assert parser.fmap.projective
+    # on random scores a non-projective decoder often crosses arcs; the saved projective one never does
+    rng = np.random.default_rng(0)
+    parser.w = rng.normal(size=parser.w.shape)
+    ds = load_conllu(str(train))
+    assert all(is_projective(h[1:]) for h in parser.predict(ds))
+    capsys.readouterr()
+    assert main(["train", "--data", "tiny:seed=0", "--projective"]) == 2
+    assert "--projective" in capsys.readouterr().err

@@ -25,6 +25,8 @@ def add_arguments(p):
     p.add_argument("--arc-templates", default=None, metavar="PRESET[,PRESET]",
                    help="dependency data: arc template preset (mcdonald05, mcdonald05+cpos, mst-ud); several are "
                         "chosen among on --dev")
+    p.add_argument("--projective", action="store_true", help="dependency data: projective trees (Eisner) in "
+                   "training and parsing, instead of Chu-Liu-Edmonds' non-projective ones")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
@@ -137,10 +139,12 @@ def run(args):
         from .. import parsing
         res, labeller, info = parsing.train_treebank(
             ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
+            projective=args.projective,
             report=lambda row: print(json.dumps(row), file=sys.stderr))
-    elif args.dev or args.arc_templates or args.C_grid:
+    elif args.dev or args.arc_templates or args.C_grid or args.projective:
         from ..exceptions import ParameterError
-        raise ParameterError("--dev, --arc-templates and --C-grid are for dependency data (conllu:/conllx:)")
+        raise ParameterError("--dev, --arc-templates, --C-grid and --projective are for dependency data "
+                             "(conllu:/conllx:)")
     else:
         res = mmprog.fit(ds, **kw)
     out = res.summary()
