@@ -430,6 +430,7 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     (Result, Result or None, dict)
         Parser, labeller, and ``{"candidates": rows, "dev_sentences": k}`` to print.
     """
+    import time
     kw = dict(fit_kwargs)
     C = kw.pop("C", None)
     train, held = split_dev(dataset, dev, load)
@@ -448,7 +449,9 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     has_rels = any(r != "_" for s in train.sentences for r in s.get("deprel", ()))
     if labels and has_rels and parser.termination != "interrupted":
         lab_kw = {k: kw[k] for k in ("time_limit", "solve_time_limit") if kw.get(k) is not None}
+        t0 = time.perf_counter()
         labeller = train_labeller(train, **({} if label_C is None else {"C": label_C}), **lab_kw)
         info["labeller"] = {"C": labeller.params.get("C"), "termination": labeller.termination,
-                            "n_iter": labeller.n_iter, "gap": labeller.gap}
+                            "n_iter": labeller.n_iter, "gap": labeller.gap,
+                            "seconds": round(time.perf_counter() - t0, 1)}
     return parser, labeller, info

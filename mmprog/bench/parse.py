@@ -107,13 +107,16 @@ def run_mmprog(train, test, mmprog_args, folder):
     labeller = load_labeller(model)
     sc = evaluate_parser(parser, labeller, load_conllu(test))
     row = {"system": "mmprog", "setting": mmprog_args, "train_seconds": round(seconds, 1),
-           "parser_train_seconds": summary.get("train_seconds"), "peak_mb": round(peak_mb),
+           "peak_mb": round(peak_mb),
            "n_iter": summary.get("n_iter"), "termination": summary.get("termination"), "gap": summary.get("gap"),
            "n_features": parser.fmap.dim, "templates": len(parser.fmap.group_names)}
     lab = summary.get("labeller")
     if lab:
         # the labeller is a certified fit of its own: its C, how it ended and its relative gap
-        row.update(labeller_C=lab["C"], labeller_termination=lab["termination"], labeller_gap=lab["gap"])
+        row.update(labeller_C=lab["C"], labeller_termination=lab["termination"], labeller_gap=lab["gap"],
+                   labeller_seconds=lab.get("seconds"))
+    # seconds of the parser's candidates (every C tried on the dev data), the rest is set-up and the labeller
+    row["parser_train_seconds"] = round(sum(c.get("seconds", 0.0) for c in summary.get("candidates") or []), 1)
     cands = summary.get("candidates") or []
     if len(cands) > 1:
         # model selection on the dev data: every candidate's dev UAS (no punctuation) and the chosen one
