@@ -331,7 +331,7 @@ def split_dev(dataset, dev, load=None):
     return part(range(n - k)), part(range(n - k, n))
 
 
-def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=False):
+def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=False, second_order=False):
     """Train one parser per (preset, C) and keep the best by dev UAS without punctuation.
 
     The candidates are trained one after another, C increasing, each from scratch: the engine has no warm start
@@ -351,6 +351,9 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
         Called with one dict per candidate (preset, C, dev scores, seconds).
     projective : bool
         Train and decode with Eisner's algorithm (projective trees) instead of Chu-Liu-Edmonds.
+    second_order : bool
+        Add adjacent-sibling factors (:class:`~mmprog.features.siblings.SiblingFeatureMap`, projective, decoded by
+        the second-order Eisner algorithm).
 
     Returns
     -------
@@ -360,7 +363,11 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
     from .features.arcs import ArcFeatureMap
     rows, best, best_score = [], None, -1.0
     for preset in presets:
-        fmap = ArcFeatureMap(preset, projective=projective).fit(train)
+        if second_order:
+            from .features.siblings import SiblingFeatureMap
+            fmap = SiblingFeatureMap(preset).fit(train)
+        else:
+            fmap = ArcFeatureMap(preset, projective=projective).fit(train)
         if len(Cs) > 1:
             fmap.hold(train)          # the arc matrix of the training set is built once for every C
         try:
@@ -399,7 +406,7 @@ def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score
 
 
 def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_grid=None, label_C=None,
-                   labels=True, report=None, projective=False):
+                   labels=True, report=None, projective=False, second_order=False):
     """What ``mmprog train`` does with dependency data: choose and train the parser, then the labeller.
 
     Parameters
@@ -424,6 +431,8 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         Receives each parser candidate's row.
     projective : bool
         Projective parser (Eisner) instead of Chu-Liu-Edmonds (:func:`select_parser`).
+    second_order : bool
+        Arc and adjacent-sibling factors, projective (:func:`select_parser`).
 
     Returns
     -------
@@ -441,7 +450,8 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         C_grid = list(DEFAULT_C_GRID) if held is not None else [1.0 if C is None else C]
     elif held is None and len(C_grid) > 1:
         raise ParameterError("--C-grid lists several C; choosing among them needs --dev")
-    parser, rows = select_parser(train, held, presets, C_grid, kw, report, projective=projective)
+    parser, rows = select_parser(train, held, presets, C_grid, kw, report, projective=projective,
+                                 second_order=second_order)
     info = {"candidates": rows}
     if held is not None:
         info["dev_sentences"] = len(held)

@@ -186,3 +186,18 @@ def test_projective_parser_is_saved_and_parses_projective_trees(tmp_path, capsys
     capsys.readouterr()
     assert main(["train", "--data", "tiny:seed=0", "--projective"]) == 2
     assert "--projective" in capsys.readouterr().err
+
+
+def test_second_order_parser_trains_chooses_c_and_parses(tmp_path, capsys):
+    train = tmp_path / "train.conllu"
+    labelled_treebank(train, 30, 5)
+    m = str(tmp_path / "sib")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.1", "--second-order",
+                 "--dev", "0.25", "--C-grid", "0.1,1", "--out", m, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["C"] for c in out["candidates"]] == [0.1, 1.0]
+    parser = mmprog.load(m + ".json")
+    assert parser.fmap.describe()["kind"] == "siblings" and any(g.startswith("sib:") for g in parser.fmap.group_names)
+    # the chains of the file are projective and follow the tags: learnt
+    assert out["train"]["uas"] > 0.9
+    assert main(["evaluate", "--model", m, "--data", f"conllu:{train}"]) == 0

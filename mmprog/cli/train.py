@@ -27,6 +27,8 @@ def add_arguments(p):
                         "chosen among on --dev")
     p.add_argument("--projective", action="store_true", help="dependency data: projective trees (Eisner) in "
                    "training and parsing, instead of Chu-Liu-Edmonds' non-projective ones")
+    p.add_argument("--second-order", action="store_true", help="dependency data: adjacent-sibling factors beside "
+                   "the arcs (McDonald & Pereira 2006), projective trees by the exact second-order Eisner algorithm")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
@@ -139,12 +141,12 @@ def run(args):
         from .. import parsing
         res, labeller, info = parsing.train_treebank(
             ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
-            projective=args.projective,
+            projective=args.projective, second_order=args.second_order,
             report=lambda row: print(json.dumps(row), file=sys.stderr))
-    elif args.dev or args.arc_templates or args.C_grid or args.projective:
+    elif args.dev or args.arc_templates or args.C_grid or args.projective or args.second_order:
         from ..exceptions import ParameterError
-        raise ParameterError("--dev, --arc-templates, --C-grid and --projective are for dependency data "
-                             "(conllu:/conllx:)")
+        raise ParameterError("--dev, --arc-templates, --C-grid, --projective and --second-order are for dependency "
+                             "data (conllu:/conllx:)")
     else:
         res = mmprog.fit(ds, **kw)
     out = res.summary()

@@ -32,8 +32,10 @@ __all__ = ["SiblingFeatureMap", "SIBLING_PRESETS", "adjacent_siblings"]
 
 #: Sibling templates of McDonald & Pereira (2006, section 3.1) over UPOS (c) and the form (w): the two siblings'
 #: tags, forms and mixed pairs, and the head with both siblings' tags; the same over the XPOS's first segment (s).
+#: ``mp06-xpos``: the same over the XPOS (p) alone, for arc templates that read no UPOS (``mcdonald05``).
 SIBLING_PRESETS: dict[str, list[str]] = {
     "mp06": ["sc/mc", "sw/mw", "sw/mc", "sc/mw", "hc/sc/mc", "ss/ms", "hs/ss/ms"],
+    "mp06-xpos": ["sp/mp", "sw/mw", "sw/mp", "sp/mw", "hp/sp/mp"],
 }
 _ATOM = re.compile(r"^([hsm])([wpclsfx])$")
 
@@ -91,7 +93,8 @@ class SiblingFeatureMap:
         Arc templates (a key of :data:`~mmprog.features.arcs.ARC_PRESETS` or specs), default ``"mst-ud"`` (whose
         fields the default sibling templates read).
     sibling_templates : str or list of str, optional
-        A key of :data:`SIBLING_PRESETS` (default ``"mp06"``) or sibling template specs.
+        A key of :data:`SIBLING_PRESETS` or sibling template specs; default ``"mp06"`` when the arc templates read
+        UPOS, the XPOS's first segment and the form, else ``"mp06-xpos"``.
     min_count : int
         Keep arc and sibling features seen at least this often on the gold trees.
 
@@ -110,7 +113,7 @@ class SiblingFeatureMap:
         self.arcs = ArcFeatureMap("mst-ud" if templates is None else templates, min_count=min_count,
                                   projective=True)
         if sibling_templates is None:
-            sibling_templates = "mp06"
+            sibling_templates = "mp06" if {"c", "s", "w"} <= set(self.arcs.fields) else "mp06-xpos"
         if isinstance(sibling_templates, str):
             if sibling_templates not in SIBLING_PRESETS:
                 raise ParameterError(f"sibling_templates {sibling_templates!r} is not one of "
