@@ -318,6 +318,30 @@ class ArcFeatureMap:
             ids[f] = arr
         return lengths, base, ids
 
+    def encode(self, dataset):
+        """Value ids of the fitted fields, a root slot before every sentence (what templates over other parts —
+        :mod:`mmprog.features.siblings` — read).
+
+        Returns
+        -------
+        lengths : ndarray (S,) int64
+        base : ndarray (S,) int64
+            Slot of each sentence's root; token m of sentence i is slot ``base[i] + m``.
+        ids : dict field letter -> ndarray (Σ(n_i+1),) int64
+            Value ids, -1 for a value not seen in training; ids < 3 are ``<root>``, ``STR``, ``END``.
+        """
+        self._check_fitted()
+        return self._encode(dataset, fitting=False)
+
+    def vocabulary_size(self, f):
+        """Number of value ids of field ``f`` (the three special symbols included)."""
+        self._check_fitted()
+        return self._radix[f]
+
+    def value_name(self, f, a):
+        """The string of value id ``a`` of field ``f``."""
+        return self._value_name(f, a)
+
     # ------------------------------------------------------------------ keys of arcs
     def _keys(self, t, ctx):
         """Feature keys (int64, -1 = unknown value) of template t for every arc of ``ctx`` — or, for a template with

@@ -129,7 +129,7 @@ class SiblingFeatureMap:
 
     # ------------------------------------------------------------------ keys
     def _radix(self, f):
-        return self.arcs._radix[f]
+        return self.arcs.vocabulary_size(f)
 
     def _sib_keys(self, t, ids, base, h, s, m):
         """Keys (int64, -1 = an unknown value) of sibling template t at triples (h, s, m) of sentences whose root
@@ -177,7 +177,7 @@ class SiblingFeatureMap:
         if missing:
             raise ParameterError(f"sibling templates read fields {missing} that no arc template reads (the arc "
                                  f"templates' fields are {self.arcs.fields}); add arc templates over them")
-        lengths, base, ids = self.arcs._encode(dataset, fitting=False)
+        lengths, base, ids = self.arcs.encode(dataset)
         heads = [np.concatenate([[-1], np.asarray(h, dtype=np.int64)]) for h in dataset.heads]
         _, h, s, m, b = self._tree_triples(lengths, base, heads)
         self._keys_of, self._counts_of = [], []
@@ -217,7 +217,7 @@ class SiblingFeatureMap:
         sibling features are looked up when scored, O(n³) triples a sentence are never stored)."""
         self._check_fitted()
         P = self.arcs.prepare(dataset)
-        lengths, base, ids = self.arcs._encode(dataset, fitting=False)
+        lengths, base, ids = self.arcs.encode(dataset)
         P.data.update(sib_base=base, sib_ids=ids)
         return P
 
@@ -307,7 +307,6 @@ class SiblingFeatureMap:
         """The arc features' names, then ``sib:SPEC=v1/v2/...|R`` (R: m right of its head)."""
         self._check_fitted()
         names = list(self.arcs.feature_names())
-        vocab = {f: {k: v for v, k in self.arcs._vocab[f].items()} for f in self.arcs.fields}
         for t, keys in zip(self._sib, self._keys_of):
             for key in keys.tolist():
                 key, d = divmod(key, 2)
@@ -315,7 +314,7 @@ class SiblingFeatureMap:
                 for who, f in reversed(t.atoms):
                     r = self._radix(f) + 1
                     key, a = divmod(key, r)
-                    vals.append("<first>" if who == "s" and a == r - 1 else vocab[f][a].lstrip("\0"))
+                    vals.append("<first>" if who == "s" and a == r - 1 else self.arcs.value_name(f, a))
                 names.append(f"sib:{t.spec}={'/'.join(reversed(vals))}|{'R' if d else 'L'}")
         return names
 
