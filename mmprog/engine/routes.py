@@ -45,5 +45,16 @@ class Engine:
         return bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
 
 
+    @staticmethod
+    def covers(route, program, fmap, prepared, slack="n"):
+        """Whether ``route`` (``"bcfw"`` or ``"cutting-plane"``) solves ``program`` on ``fmap`` over ``prepared``
+        in the ``slack`` form: (True, "") or (False, why not). The cutting plane takes every program; the other
+        routes say what they cover themselves (:func:`mmprog.engine.bcfw.covers`)."""
+        if route == "bcfw":
+            from . import bcfw
+            return bcfw.covers(program, fmap, prepared, slack)
+        return True, ""
+
+
 #: what :func:`mmprog.fit` hands to ``program.fit``
 ENGINE = Engine()
