@@ -16,7 +16,7 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
-        gap_tol=None, order=1, transitions="all", route="auto", **program_params):
+        gap_tol=None, order=1, transitions="all", route="auto", warm_start=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -97,6 +97,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         Engine.covers`: m3n, n-slack, the chain maps it takes) and no setting only the cutting plane reads is given
         (:data:`CUTTING_PLANE_SETTINGS`: ``solver``, ``eps``, ``drop_after``, ``stabilise``, checkpoints, ...);
         else the cutting plane.
+    warm_start : Result, optional
+        A fit of the same program on the same data and feature map, at this or another C (a C path): route
+        ``"bcfw"`` starts from its working set with α scaled to this C (feasible; :meth:`mmprog.engine.routes.Engine.
+        bcfw`); the cutting plane starts afresh (its master's optimum depends on C through every cut's slack).
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
@@ -192,8 +196,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         with interrupts.catch_interrupts(), blas_single():
             if route == "bcfw":
                 from .engine.loop import DEFAULT_GAP_TOL
+                warm = None if warm_start is None else warm_start.solution.extra.get("working_set")
                 run, slack = ENGINE.bcfw(prog, orc, gap_tol=DEFAULT_GAP_TOL if gap_tol is None else gap_tol,
-                                         max_iter=max_iter, time_limit=time_limit)
+                                         max_iter=max_iter, time_limit=time_limit, warm_start=warm)
                 solver_name = "bcfw"
             elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the

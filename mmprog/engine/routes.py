@@ -6,6 +6,8 @@ program is grown by :meth:`Engine.cutting_plane` directly.
 """
 from __future__ import annotations
 
+import numpy as np
+
 
 class Engine:
     """The routes of the engine, by name (one instance, :data:`ENGINE`)."""
@@ -36,13 +38,24 @@ class Engine:
 
 
     @staticmethod
-    def bcfw(program, oracle, gap_tol=1e-2, max_iter=500, time_limit=None):
+    def bcfw(program, oracle, gap_tol=1e-2, max_iter=500, time_limit=None, warm_start=None):
         """P0 by block-coordinate Frank–Wolfe on its n-slack dual, stopped by its duality gap
         (:mod:`mmprog.engine.bcfw`); ``program`` (P0's :class:`~mmprog.programs.m3n.M3N`) states the master the
-        result holds. Returns (EngineRun, the master's slack form)."""
+        result holds. ``warm_start``: the working set of an earlier run on the same data (``solution.extra
+        ["working_set"]`` of its EngineRun, :meth:`~mmprog.engine.bcfw.BCFWRun.state_arrays`), possibly at another
+        C: its α is scaled by C / C_saved, which keeps it feasible (every example's mass becomes C). Returns
+        (EngineRun, the master's slack form); the run's working set is kept in ``solution.extra["working_set"]``."""
         from . import bcfw
-        run = bcfw.fit(oracle, C=program.C, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit)
-        return bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
+        resume = None
+        if warm_start is not None:
+            resume = dict(warm_start)
+            resume["alpha"] = np.asarray(resume["alpha"], dtype=np.float64) * (program.C / float(resume["C"]))
+            resume["C"] = np.float64(program.C)
+        run = bcfw.fit(oracle, C=program.C, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                       resume=resume)
+        er, slack = bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
+        er.solution.extra["working_set"] = run.state_arrays()
+        return er, slack
 
 
     @staticmethod
