@@ -12,7 +12,12 @@ CUTTING_PLANE_SETTINGS = ("solver", "eps", "drop_after", "max_cuts", "show", "sh
                           "solve_time_limit", "checkpoint", "checkpoint_every", "resume", "stabilise", "line_search")
 
 
-def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_iter=500, time_limit=None,
+#: ``max_iter`` when none is given: rounds of the cutting plane, passes of bcfw (a pass is one loss-augmented
+#: inference per example, a fraction of a round's cost; the synthetic chains of ``make demo`` take ~600 to gap 1e-2)
+DEFAULT_MAX_ITER = {"cutting-plane": 500, "bcfw": 10_000}
+
+
+def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_iter=None, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
@@ -37,8 +42,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         The ε rule, an option of the cutting plane: also stop once no constraint is violated by more than ε
         (termination ``"eps"`` unless the gap holds too; see :class:`mmprog.engine.loop.Settings`). Default None:
         the certificate alone (``gap_tol``) ends the fit.
-    max_iter : int
-        Rounds of the cutting plane; passes over the examples on route ``"bcfw"``.
+    max_iter : int, optional
+        Rounds of the cutting plane; passes over the examples on route ``"bcfw"`` (default
+        :data:`DEFAULT_MAX_ITER`: 500 rounds, 10,000 passes).
     time_limit : float, optional
         Wall-clock seconds.
     oracle : {"serial", "thread", "process", "dask"}
@@ -174,6 +180,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         or solver_registry.default_solver(prog.problem_class)
     slv = solver_registry.get_solver(solver_name)
     slv.require(prog.problem_class)
+    if max_iter is None:
+        max_iter = DEFAULT_MAX_ITER[route]
     orc = Oracle(fmap, prepared, backend=oracle, n_jobs=n_jobs, client=client, chunk_size=chunk_size)
     try:
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,

@@ -103,16 +103,24 @@ class M3N(BaseEstimator):
         return right / max(total, 1)
 
 
-#: The default route of :class:`SequenceTagger` for ``m3n`` and ``l1m3n``, chosen by measurement on the first 2,000
+#: The default route of :class:`SequenceTagger`: ``route="auto"`` of :func:`mmprog.fit`, stopped at a certified
+#: relative gap (upper − lower) / max(1, |upper|) ≤ 1e-2. For P0 (``m3n``) that is block-coordinate Frank–Wolfe on its
+#: n-slack dual (:mod:`mmprog.engine.bcfw`), which covers the estimator's first-order chains (the route says so itself,
+#: :meth:`mmprog.engine.routes.Engine.covers`); ``max_iterations`` then counts passes over the sentences. It is the
+#: fastest certified route measured (``python -m mmprog.bench crf --routes``, record docs/records/crf-routes.json; bench
+#: ``certify``, record docs/records/certify.json). Programs the route does not cover, and P0 when a cutting-plane
+#: setting is given (``slack``, ``eps``, ``stabilise``, ``inout_weight``, ``drop_after``, ``solver`` or
+#: ``route="cutting-plane"``), take :data:`CUTTING_PLANE_ROUTE` for the settings not given.
+DEFAULT_ROUTE = {"route": "auto", "gap_tol": 1e-2}
+
+#: The cutting plane's settings for P0 and P1 in :class:`SequenceTagger`, chosen by measurement on the first 2,000
 #: sentences of esp.train with the sklearn-crfsuite tutorial's features at C = 5 (``python -m mmprog.bench crf
 #: --routes``, record docs/records/crf-routes.json): the 1-slack master with in-out stabilisation (centre weight 0.9),
-#: cuts inactive for 50 rounds dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|)
-#: ≤ 1e-2 — and not by the ε-rule (ε = 1e-9 fires only at a gap of ~0). In that record the n-slack master did not
-#: finish its second round's DAQP solve within the 200 s limit, plain 1-slack Kelley rounds stopped there at gap 0.09,
-#: in-out reached the certificate, dropping inactive cuts cut its solver time to a third, centre weight 0.9 took 12 %
-#: fewer rounds than 0.8, and a line search cost more oracle time than it saved.
-DEFAULT_ROUTE = {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50, "eps": 1e-9,
-                 "gap_tol": 1e-2}
+#: cuts inactive for 50 rounds dropped, stopped by the certificate. In that record the n-slack master did not finish
+#: its second round's DAQP solve within the 200 s limit, plain 1-slack Kelley rounds stopped there at gap 0.09, in-out
+#: reached the certificate, dropping inactive cuts cut its solver time to a third, centre weight 0.9 took 12 % fewer
+#: rounds than 0.8, and a line search cost more oracle time than it saved.
+CUTTING_PLANE_ROUTE = {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50}
 
 #: Round budget when neither ``max_iter`` nor ``max_iterations`` is given: the certificate ends the fit.
 DEFAULT_MAX_ITER = 10_000
@@ -250,7 +258,7 @@ class SequenceTagger(BaseEstimator):
                  model_filename=None, keep_tempfiles=False, trainer_cls=None, *, program=None, C=None, slack=None,
                  eps=None, gap_tol=None, stabilise="auto", inout_weight=None, max_iter=None, drop_after=None,
                  min_count=None,
-                 solver=None, time_limit=None, program_params=None):
+                 solver=None, time_limit=None, program_params=None, route="auto"):
         self.algorithm = algorithm
         self.min_freq = min_freq
         self.all_possible_states = all_possible_states
@@ -292,6 +300,7 @@ class SequenceTagger(BaseEstimator):
         self.solver = solver
         self.time_limit = time_limit
         self.program_params = program_params
+        self.route = route
 
     # ------------------------------------------------------------------ hyper-parameters
     def _resolve(self):
@@ -322,26 +331,39 @@ class SequenceTagger(BaseEstimator):
                              f"fitted with C = 1/(2·c2) = {C:g} and c1 is ignored; give c2=0 for P1 (ℓ1, l1m3n, "
                              f"C = 1/(2·c1))")
         route = {"program": program, "C": C}
-        default_route = DEFAULT_ROUTE if program in ("m3n", "l1m3n") else {"gap_tol": DEFAULT_ROUTE["gap_tol"]}
+        check_param("route", self.route, self.route in ("auto", "cutting-plane", "bcfw"),
+                    '"auto", "cutting-plane" or "bcfw"')
         check_param("slack", self.slack, self.slack in (None, "n", "one"), 'None, "n" or "one"')
-        route["slack"] = self.slack or default_route.get("slack")
-        if self.eps is not None:
-            check_param("eps", self.eps, _is_number(self.eps, strict=True), "a float > 0")
-        route["eps"] = float(self.eps) if self.eps is not None else default_route.get("eps", 1e-3)
-        if self.gap_tol is not None:
-            check_param("gap_tol", self.gap_tol, _is_number(self.gap_tol, strict=True), "a float > 0")
-        route["gap_tol"] = float(self.gap_tol) if self.gap_tol is not None else default_route["gap_tol"]
         check_param("stabilise", self.stabilise, self.stabilise in ("auto", None, "in-out"),
                     '"auto", None or "in-out"')
-        route["stabilise"] = default_route.get("stabilise") if self.stabilise == "auto" else self.stabilise
+        if self.eps is not None:
+            check_param("eps", self.eps, _is_number(self.eps, strict=True), "a float > 0")
+        if self.gap_tol is not None:
+            check_param("gap_tol", self.gap_tol, _is_number(self.gap_tol, strict=True), "a float > 0")
         if self.inout_weight is not None:
             check_param("inout_weight", self.inout_weight, _is_number(self.inout_weight) and self.inout_weight < 1,
                         "None or a float in [0, 1)")
-        route["inout_weight"] = float(self.inout_weight) if self.inout_weight is not None else \
-            default_route.get("inout_weight", 0.8)
         if self.drop_after is not None:
             check_param("drop_after", self.drop_after, _is_int(self.drop_after, 1), "None or an int >= 1")
-        route["drop_after"] = self.drop_after if self.drop_after is not None else default_route.get("drop_after")
+        route["gap_tol"] = float(self.gap_tol) if self.gap_tol is not None else DEFAULT_ROUTE["gap_tol"]
+        route["route"] = self.route
+        # the cutting plane's settings, where the fit goes that way: programs bcfw does not solve, a cutting-plane
+        # setting given, or route="cutting-plane" (route "auto" with none given leaves the choice to mmprog.fit)
+        given = {"slack": self.slack, "eps": self.eps, "inout_weight": self.inout_weight,
+                 "drop_after": self.drop_after, "solver": self.solver,
+                 "stabilise": None if self.stabilise == "auto" else self.stabilise}
+        cutting = self.route == "cutting-plane" or program != "m3n" or \
+            any(v is not None for v in given.values()) or self.stabilise != "auto"
+        if cutting and self.route != "bcfw":
+            defaults = CUTTING_PLANE_ROUTE if program in ("m3n", "l1m3n") else {}
+            route["slack"] = self.slack or defaults.get("slack")
+            route["eps"] = None if self.eps is None else float(self.eps)
+            route["stabilise"] = defaults.get("stabilise") if self.stabilise == "auto" else self.stabilise
+            route["inout_weight"] = float(self.inout_weight) if self.inout_weight is not None else \
+                defaults.get("inout_weight", 0.8)
+            route["drop_after"] = self.drop_after if self.drop_after is not None else defaults.get("drop_after")
+            if route["route"] == "auto":
+                route["route"] = "cutting-plane"
         for name in ("max_iter", "max_iterations"):
             v = getattr(self, name)
             check_param(name, v, v is None or _is_int(v, 1), "None or an int >= 1")
@@ -375,7 +397,7 @@ class SequenceTagger(BaseEstimator):
                     "None or one of " + ", ".join(repr(a) for a in CRFSUITE_ALGORITHMS))
         if CRFSUITE_ALGORITHMS.get(self.algorithm):
             notes.append(f"algorithm={self.algorithm!r} ({CRFSUITE_ALGORITHMS[self.algorithm]}) is an online CRFsuite "
-                         f"trainer with no max-margin counterpart; the certified cutting-plane route is used")
+                         f"trainer with no max-margin counterpart; the default certified route is used")
         ignored = [n for n in CRFSUITE_OPTIMISER_ARGS if getattr(self, n) is not None]
         if ignored:
             notes.append(f"{', '.join(ignored)}: CRFsuite optimiser settings with no meaning for a max-margin fit "
@@ -424,13 +446,14 @@ class SequenceTagger(BaseEstimator):
         self.extractor_ = TokenDictExtractor(min_count=route["min_count"]).fit(X)
         ds = self._dataset(X, y)
         self.n_features_in_ = ds.n_features
-        kw = {k: route[k] for k in ("slack", "eps", "max_iter", "drop_after", "gap_tol")}
-        if route["stabilise"] is not None:
+        kw = {k: route[k] for k in ("route", "max_iter", "gap_tol", "slack", "eps", "drop_after") if k in route}
+        if route.get("stabilise") is not None:
             kw.update(stabilise=route["stabilise"], inout_weight=route["inout_weight"])
         with _verbose_log(self.verbose):
             self.result_ = mmprog.fit(ds, program=route["program"], C=route["C"], solver=self.solver,
                                       time_limit=self.time_limit, **kw, **dict(self.program_params or {}))
         self.result_.extractor = self.extractor_
+        route["route"] = self.result_.route          # the route that ran ("auto" resolved by mmprog.fit)
         self.route_ = route
         res = self.result_
         if res.gap > route["gap_tol"]:

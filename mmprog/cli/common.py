@@ -150,8 +150,8 @@ def training_arguments(p):
                    help="the epsilon rule, an option of the cutting plane: stop once no constraint is violated by "
                         "more than EPS; the summary's termination is then 'eps' unless the gap is <= 1e-2 too "
                         "('converged'). Default: the certified gap alone (--gap-tol) stops the fit")
-    p.add_argument("--max-iter", type=int, default=500, help="rounds of the cutting plane, passes of bcfw "
-                   "(default 500)")
+    p.add_argument("--max-iter", type=int, default=None, help="rounds of the cutting plane (default 500), passes of "
+                   "bcfw (default 10000)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="program parameter (repeatable)")
 
 
