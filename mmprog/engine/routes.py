@@ -6,7 +6,11 @@ program is grown by :meth:`Engine.cutting_plane` directly.
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
+
+log = logging.getLogger("mmprog.engine.bcfw")
 
 
 class Engine:
@@ -51,8 +55,18 @@ class Engine:
             resume = dict(warm_start)
             resume["alpha"] = np.asarray(resume["alpha"], dtype=np.float64) * (program.C / float(resume["C"]))
             resume["C"] = np.float64(program.C)
+        def certificate(chk):
+            # one log line per certificate, as the cutting plane logs its rounds (SequenceTagger(verbose=True))
+            log.info("%5d %14.8g %14.8g %10.3e %8d %8.2f", chk.passes, chk.lower, chk.upper, chk.gap, chk.cached,
+                     chk.elapsed)
+            return False
+
+        log.info("%5s %14s %14s %10s %8s %8s", "iter", "lower", "upper", "gap", "cached", "elapsed")
         run = bcfw.fit(oracle, C=program.C, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                       resume=resume)
+                       resume=resume, callback=certificate)
+        log.info("termination: %s after %d passes, %d cached labelings, lower %.8g, upper %.8g, gap %.3e",
+                 run.termination, run.n_passes, int(np.count_nonzero(run.state["alpha"][:, 1:] > 0)),
+                 run.lower_bound, run.upper_bound, run.gap)
         er, slack = bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
         er.solution.extra["working_set"] = run.state_arrays()
         return er, slack
