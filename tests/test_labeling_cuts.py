@@ -204,7 +204,8 @@ def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch, program, eps,
     a = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
     monkeypatch.setattr(type(get_program(program)), "reads_labeling_cuts", lambda self, model: False)
     b = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
-    assert a.termination == b.termination == "converged"
+    # both stopped by the ε rule they were given ("eps"; "converged" when the gap was ≤ 1e-2 by then too), not by a limit
+    assert {a.termination, b.termination} <= {"eps", "converged"}
     assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
     assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
     lower = [r.history[-1].lower_bound for r in (a, b)]

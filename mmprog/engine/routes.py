@@ -69,6 +69,14 @@ class Engine:
                  run.lower_bound, run.upper_bound, run.gap)
         er, slack = bcfw.engine_run(run, oracle.fmap, oracle.prepared, program)
         er.solution.extra["working_set"] = run.state_arrays()
+        # the history in the rows every route reports (plots, reports, summaries): one per certificate, its pass
+        # as the iteration, D(α) as the objective and lower bound, the cached labelings as the cuts
+        from .records import IterationRecord
+        nan = float("nan")
+        er.history = [IterationRecord(iteration=c.passes, objective=c.lower, lower_bound=c.lower, upper_bound=c.upper,
+                                      gap=c.gap, max_violation=nan, n_cuts=c.cached, n_active=c.cached, cut_nnz=0,
+                                      new_cuts=0, oracle_time=nan, pyomo_time=0.0, solver_time=0.0, elapsed=c.elapsed)
+                      for c in run.history]
         return er, slack
 
 
