@@ -169,9 +169,10 @@ class SequenceTagger(BaseEstimator):
     ``c1``                        alone (c2 None or 0): P1 (``l1m3n``, ½‖w‖₁ + C Σᵢ ξᵢ) with C = 1/(2·c1);
                                   with c2 > 0: no elastic-net program exists, P0 with C = 1/(2·c2) is fitted and a
                                   warning says c1 is ignored
-    ``max_iterations``            the round budget ``max_iter`` (one round = one oracle pass over the data, as one
-                                  L-BFGS iteration is one gradient pass); a fit it stops before the certificate
-                                  warns (``ConvergenceWarning``)
+    ``max_iterations``            the budget ``max_iter``: passes of the default route for P0 (``bcfw``), rounds
+                                  of the cutting plane (each one oracle pass over the data, as one L-BFGS
+                                  iteration is one gradient pass); a fit it stops before the certificate warns
+                                  (``ConvergenceWarning``)
     ``all_possible_transitions``  True/None: the chain's K×K transition weights (mmprog always has all of them);
                                   False warns (no seen-only transition set for first-order chains)
     ``all_possible_states``       True/None: the d×K state weights (mmprog always has all of them; the
@@ -209,9 +210,10 @@ class SequenceTagger(BaseEstimator):
     C : float, optional
         Slack weight, n-slack scale (Ω(w) + C Σᵢ ξᵢ); default from c1/c2.
     slack : {"n", "one"}, optional
-        Default: the default route's for m3n/l1m3n, else the program's own.
+        A cutting-plane setting (see :data:`DEFAULT_ROUTE`); default: :data:`CUTTING_PLANE_ROUTE`'s for m3n/l1m3n on
+        the cutting plane, else the program's own.
     eps : float, optional
-        Violation tolerance of the ε-rule (default: the route's 1e-9, so the gap decides).
+        The ε rule, an option of the cutting plane (default None: the certified gap alone stops the fit).
     gap_tol : float, optional
         Stop once the certified relative gap is ≤ gap_tol (default 1e-2).
     stabilise : {"auto", None, "in-out"}
@@ -229,6 +231,8 @@ class SequenceTagger(BaseEstimator):
         Wall-clock seconds for the fit.
     program_params : dict, optional
         The program's own hyper-parameters (e.g. ``{"master": "dual"}``, ``{"p": 4/3}``).
+    route : {"auto", "bcfw", "cutting-plane"}
+        :func:`mmprog.fit`'s route (default "auto": see :data:`DEFAULT_ROUTE`).
 
     Attributes
     ----------
