@@ -181,7 +181,7 @@ class SequenceTagger(BaseEstimator):
                                   ``min_freq`` times)
     ``algorithm``                 ``'lbfgs'``/``'l2sgd'``/None: the default route (``DEFAULT_ROUTE``), there is
                                   no likelihood to descend; ``'ap'``/``'pa'``/``'arow'``: the same, with a warning
-    ``verbose``                   one log line per cutting-plane round on stderr
+    ``verbose``                   one log line per bcfw certificate or cutting-plane round on stderr
     ``model_filename``            mmprog's model (JSON + .npz, never pickle): ``fit`` writes it there; an
                                   unfitted estimator loads it on first use (a CRFsuite file is refused)
     ``keep_tempfiles``            mmprog writes no temporary files: True warns
