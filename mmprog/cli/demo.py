@@ -18,8 +18,9 @@ HELP = "the main job: P0 and P1, n-slack and 1-slack, on synthetic data and OCR"
 ORDER = 70
 
 #: wall-clock limit of P1 on OCR100 in the demo (the termination column says whether it was reached): the factored
-#: LP takes about 160 s on an idle core
-OCR_L1_SECONDS = 300
+#: LP takes about 160 s on an idle core; 300 s was not enough beside other jobs (load 8 on 2 cores: stopped uncertified
+#: at 304 s), so the cap leaves room for a busy machine to reach the LP's optimum
+OCR_L1_SECONDS = 900
 
 
 def _row(name, program, slack, ds_tr, ds_te, **kw):
