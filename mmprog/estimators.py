@@ -31,10 +31,16 @@ class M3N(BaseEstimator):
     solver : str or None
         Registered solver name; None picks the default for the program's class.
     slack : {"n", "one"}
-    eps : float
-    max_iter : int
+    eps : float or None
+        The ε rule, an option of the cutting plane (default None: the certified gap alone stops the fit).
+    max_iter : int or None
+        Rounds of the cutting plane or passes of bcfw (default: :func:`mmprog.fit`'s for the route).
     n_labels : int or None
         Number of labels; None takes 1 + the largest label seen in ``fit``.
+    gap_tol : float or None
+        The certified relative gap the fit stops at (default 1e-2).
+    route : {"auto", "cutting-plane", "bcfw"}
+        :func:`mmprog.fit`'s route (default "auto": bcfw for P0 n-slack where it covers the fit).
 
     Attributes
     ----------
@@ -44,7 +50,10 @@ class M3N(BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, norm="l2", C=1.0, solver=None, slack="n", eps=1e-3, max_iter=500, n_labels=None):
+    def __init__(self, norm="l2", C=1.0, solver=None, slack="n", eps=None, max_iter=None, n_labels=None,
+                 gap_tol=None, route="auto"):
+        self.gap_tol = gap_tol
+        self.route = route
         self.norm = norm
         self.C = C
         self.solver = solver
@@ -58,9 +67,14 @@ class M3N(BaseEstimator):
         check_param("C", self.C, isinstance(self.C, (int, float)) and np.isfinite(self.C) and self.C > 0,
                     "a finite float > 0")
         check_param("slack", self.slack, self.slack in ("n", "one"), '"n" or "one"')
-        check_param("eps", self.eps, isinstance(self.eps, (int, float)) and self.eps > 0, "a float > 0")
-        check_param("max_iter", self.max_iter, isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1,
-                    "an int >= 1")
+        check_param("eps", self.eps, self.eps is None or (isinstance(self.eps, (int, float)) and self.eps > 0),
+                    "None or a float > 0")
+        check_param("max_iter", self.max_iter, self.max_iter is None
+                    or (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1), "None or an int >= 1")
+        check_param("gap_tol", self.gap_tol, self.gap_tol is None
+                    or (isinstance(self.gap_tol, (int, float)) and self.gap_tol > 0), "None or a float > 0")
+        check_param("route", self.route, self.route in ("auto", "cutting-plane", "bcfw"),
+                    '"auto", "cutting-plane" or "bcfw"')
 
     def _dataset(self, X, y=None):
         from .datasets.base import SequenceDataset
@@ -79,8 +93,10 @@ class M3N(BaseEstimator):
         ds = self._dataset(X, y)
         self.n_features_in_ = ds.n_features
         self.result_ = mmprog.fit(ds, program="m3n" if self.norm == "l2" else "l1m3n", C=float(self.C),
-                                  solver=self.solver, slack=self.slack, eps=float(self.eps),
-                                  max_iter=int(self.max_iter))
+                                  solver=self.solver, slack=self.slack,
+                                  eps=None if self.eps is None else float(self.eps),
+                                  max_iter=None if self.max_iter is None else int(self.max_iter),
+                                  gap_tol=self.gap_tol, route=self.route)
         self.coef_ = self.result_.w
         return self
 

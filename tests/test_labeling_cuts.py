@@ -266,7 +266,8 @@ def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
     monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
     monkeypatch.setattr(B.os, "sched_getaffinity", lambda pid: {0, 1, 2})
     many = mmprog.fit(small, **kw)
-    assert one.termination == many.termination == "converged"
+    # the ε rule given stops both (named "eps" when it fires before the certificate); the same stop either way
+    assert one.termination == many.termination and one.termination in ("eps", "converged")
     assert [(h.lower_bound, h.upper_bound) for h in one.history] == \
         [(h.lower_bound, h.upper_bound) for h in many.history]
     assert np.array_equal(one.w, many.w)
