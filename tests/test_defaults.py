@@ -144,3 +144,16 @@ def test_train_chooses_C_on_held_out_text(tmp_path, capsys):
     rc = main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "ner", "--dev", "0.25",
                "--C", "1"])
     assert rc == 2 and "--C" in capsys.readouterr().err
+
+
+def test_train_route_option(capsys):
+    from mmprog.cli import main
+    for route, want in (("auto", "bcfw"), ("cutting-plane", "cutting-plane"), ("bcfw", "bcfw")):
+        assert main(["train", "--data", "tiny:seed=0", "--route", route, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["route"] == want and out["termination"] == "converged" and out["gap"] <= out["gap_tol"]
+    assert main(["train", "--data", "tiny:seed=0", "--eps", "1e-3", "--json"]) == 0       # eps: the cutting plane
+    assert json.loads(capsys.readouterr().out)["route"] == "cutting-plane"
+    assert main(["train", "--data", "tiny:seed=0", "--program", "l1m3n", "--route", "bcfw"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "route='bcfw'" in err[0] and "m3n" in err[0]
