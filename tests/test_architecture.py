@@ -123,6 +123,21 @@ def test_no_private_name_crosses_a_module():
     assert not bad, "\n".join(bad)
 
 
+def test_every_import_resolves():
+    """Every import of a package module, inside functions too, names a module and names that exist: a module moved
+    without its importers is caught here, not when a rarely run path (a bench, a CLI branch) first reaches it."""
+    import importlib
+    bad = []
+    for a, b, names, line in IMPORTS:
+        if not is_module(b):
+            bad.append(f"{a}:{line} imports {b}, which is no module")
+            continue
+        mod = importlib.import_module(b)
+        bad += [f"{a}:{line} takes {n} from {b}, which has no such name" for n in names
+                if n != "*" and not hasattr(mod, n)]
+    assert not bad, "\n".join(bad)
+
+
 @pytest.mark.parametrize("name", ["mmprog.engine.loop", "mmprog.programs.m3n", "mmprog.cuts.working_set"])
 def test_the_checker_sees_imports_inside_functions(name):
     # the checks above would pass vacuously if imports inside functions were missed: each of these modules has some
