@@ -238,7 +238,8 @@ def choose_route(route, program, fmap, prepared, slack, cutting_plane_settings=(
         return "cutting-plane"
     ok, why = ENGINE.covers("bcfw", program, fmap, prepared, slack)
     if route == "bcfw" and not ok:
-        raise ParameterError(f"route='bcfw': {why}")
+        raise ParameterError(f"route='bcfw' solves m3n (P0) in the n-slack form on the chain maps it covers, not "
+                             f"this fit ({why}); drop route or use route='cutting-plane'")
     return "bcfw" if ok else "cutting-plane"
 
 
