@@ -150,3 +150,29 @@ def test_the_checker_fails_on_an_upward_import(tmp_path, monkeypatch):
     monkeypatch.setattr("test_architecture.IMPORTS", IMPORTS + [("mmprog.programs.m3n", "mmprog.api", ["fit"], 1)])
     with pytest.raises(AssertionError, match="mmprog.programs.m3n:1 imports mmprog.api"):
         test_every_import_points_down()
+
+
+#: the longest function the engine may hold (issue 36: "the longest function of the engine under 80 lines")
+ENGINE_FUNCTION_LINES = 80
+
+
+def engine_function_lengths():
+    """(lines from ``def`` to the last line of the body, module:function) of every function and method in
+    mmprog/engine/, decorators and docstrings included."""
+    out = []
+    for path in sorted((PKG / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((node.end_lineno - node.lineno + 1, f"{module_name(path)}:{node.name}"))
+    return out
+
+
+def test_every_engine_function_is_shorter_than_80_lines():
+    long = sorted(f"{where}: {n} lines" for n, where in engine_function_lengths() if n >= ENGINE_FUNCTION_LINES)
+    assert not long, "\n".join(long)
+
+
+def test_the_length_check_sees_the_loop():
+    # vacuous if the engine's functions were missed: its loop's stages and the sample generation are among them
+    names = {where for _, where in engine_function_lengths()}
+    assert {"mmprog.engine.loop:run", "mmprog.engine.sample_generation:run"} <= names

@@ -44,8 +44,9 @@ def run(args):
         check_outputs(outputs)
     hook = duality.hook_for(args.program)
     if hook.own_fit:
-        # trained outside mmprog.fit (linf: constraint generation over samples)
-        res = hook.fit(load_spec(args.data), mmprog.fit, solver=args.solver, **program_params(args))
+        # grown outside mmprog.fit (linf: constraint generation over samples): the hook is handed the engine
+        from ..engine.routes import ENGINE
+        res = hook.fit(load_spec(args.data), ENGINE, solver=args.solver, **program_params(args))
         res.n_iter, res.n_cuts = res.run.rounds, len(res.run.working_set)
         res.termination = res.run.termination
     else:

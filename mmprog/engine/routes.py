@@ -40,6 +40,13 @@ class Engine:
         from .factored_lp import fit_factored
         return fit_factored(program, oracle, **settings)
 
+    @staticmethod
+    def sample_generation(program, samples, solver="highs", **settings):
+        """A master whose rows are samples, grown with its columns by constraint generation
+        (:func:`mmprog.engine.sample_generation.run`; L∞'s (10)). Returns a
+        :class:`~mmprog.engine.sample_generation.SampleRun`."""
+        from .sample_generation import run
+        return run(program, samples, solver=solver, **settings)
 
     @staticmethod
     def bcfw(program, oracle, gap_tol=1e-2, max_iter=500, time_limit=None, warm_start=None):

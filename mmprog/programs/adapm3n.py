@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .statements import Check, Duality, scale_of, duality_for, working_set_arrays
