@@ -404,7 +404,8 @@ def _linf_block(entries, data_rel, out_dir, data_path):
     """The generated block of the L∞ card: (10) grown by :func:`solve_linf` on the tiny (Phi, Psi) sets."""
     import pyomo.environ as pyo
 
-    from .programs.linf import LInf, TensorSamples, solve_linf
+    from .linf import solve_linf
+    from .programs.linf import LInf, TensorSamples
     from .solvers import classify, get_solver
     sets_path = Path(data_path).parent / SETS_NAME
     sets_rel = str(Path(data_rel).parent / SETS_NAME)
@@ -423,7 +424,8 @@ def _linf_block(entries, data_rel, out_dir, data_path):
         lines += [f"### `{e.stem}`: {model.name} ({pc.value})", "",
                   "```python",
                   "from mmprog.catalogue import load_sets",
-                  "from mmprog.programs.linf import TensorSamples, solve_linf",
+                  "from mmprog.linf import solve_linf",
+                  "from mmprog.programs.linf import TensorSamples",
                   f"run = solve_linf(TensorSamples(*load_sets(\"{sets_rel}\")), {b:g}, n_start=4, batch=2)",
                   f"run.model.write(\"models/{files[0]}\", io_options={{\"symbolic_solver_labels\": True}})",
                   "```", "",

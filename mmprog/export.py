@@ -21,6 +21,7 @@ def write_model(model, path, fmt=None):
     if fmt not in FORMATS.values():
         raise ParameterError(f"export format must be one of {', '.join(FORMATS)} (by extension) or fmt=; "
                              f"got {path!r}")
+    import pyomo.environ  # noqa: F401  (Pyomo's writers register with its plugins: the masters use pyomo.core only)
     from pyomo.opt import ProblemFormat
 
     from .datasets.reading import publish

@@ -422,7 +422,8 @@ def test_linf_statements_and_a_wrong_optimum():
 
     from mmprog.datasets import sparse_sets
     hook = duality.hook_for("linf")
-    res = hook.fit(sparse_sets(m=30, n_inputs=20, n_outputs=8, normalize=False, seed=1))
+    from mmprog.engine.routes import ENGINE
+    res = hook.fit(sparse_sets(m=30, n_inputs=20, n_outputs=8, normalize=False, seed=1), ENGINE)
     checks = duality.check(res, solvers=["highs", "glpk"])
     assert not failing(checks)
     for prefix in ("strong duality with the solver's duals", "explicit dual of (10) (highs)",

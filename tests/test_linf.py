@@ -14,9 +14,9 @@ from scipy.optimize import linprog
 
 from mmprog.exceptions import DataError, ParameterError
 from mmprog.kernels import RBF, Linear, NGram, Polynomial
-from mmprog.linf import LInfMaxMargin, bounded_simplex, select_sets, set_perceptron, set_prf
+from mmprog.linf import LInfMaxMargin, bounded_simplex, select_sets, set_perceptron, set_prf, solve_linf
 from mmprog.programs.linf import (KernelSamples, LInf, TensorSamples, distance_dual_model, distance_model,
-                                  duality_report, min_support_model, solve_linf)
+                                  duality_report, min_support_model)
 from mmprog.solvers import duals, get_solver
 
 

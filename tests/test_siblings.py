@@ -136,7 +136,7 @@ def test_fit_save_load_round_trip(tmp_path):
     rng = np.random.default_rng(5)
     train = random_treebank(rng, 25, max_len=6)
     fm = SiblingFeatureMap("mst-ud").fit(train)
-    res = mmprog.fit(train, feature_map=fm, C=1.0, slack="one", eps=0.01, max_iter=300)
+    res = mmprog.fit(train, feature_map=fm, C=1.0, slack="one", max_iter=300)     # stops at the relative gap 1e-2
     assert res.termination == "converged" and res.gap >= 0
     pred = res.predict(train)
     # the training trees are mostly learnt (random trees, many non-projective, which no projective tree matches)

@@ -97,7 +97,7 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, inner, cache_size, ver
     """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the certificates' trace last)."""
     from ..engine import bcfw
     from ..features import feature_map_for
-    from ..oracle import Oracle
+    from ..engine.oracle import Oracle
     w0, c0 = time.perf_counter(), time.process_time()
     fmap = feature_map_for(ds)
     orc = Oracle(fmap, fmap.prepare(ds))

@@ -36,6 +36,7 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
     why. When a solver fails numerically the next usable one is tried, and a ``training`` row says so."""
     from .. import duality
     from ..api import fit
+    from ..engine.routes import ENGINE
     from ..exceptions import SolverError, SolverUnavailable
     hook = duality.hook_for(name)
     why = hook.accepts(dataset)
@@ -43,9 +44,11 @@ def verify_program(name, dataset, solvers=None, C=1.0, slack="n", eps=1e-4, para
         return [duality.skipped(name, "training", f"cannot train: {why}")]
     failures = []
     res = None
+    # a program grown outside mmprog.fit (linf: constraint generation over samples) is handed the engine
+    trainer = ENGINE if hook.own_fit else fit
     for solver in _training_solvers(name, solvers):
         try:
-            res = hook.fit(dataset, fit, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
+            res = hook.fit(dataset, trainer, solver=solver, C=C, slack=slack, eps=eps, **(params or {}))
             break
         except SolverError as e:
             failures.append(f"{solver}: {e}")

@@ -197,3 +197,69 @@ class GramDualQP:
             for var, a in zip(model.ws.components, alpha):
                 var.set_value(max(a, 0.0), skip_validation=True)
         return status
+
+
+class GrownLP:
+    """min costᵀx s.t. row groups lower ≤ A x ≤ upper, grown by columns and by rows (form ``"lp_columns"``), in one
+    persistent highspy object fed with CSR blocks.
+
+    The program states its LP as arrays: its first columns (:meth:`Program.grown_lp`) and, per round, the new
+    columns with their bounds and the new rows by named group (:meth:`Program.grown_rows`). Writing the same LP
+    through Pyomo's persistent interface costs about 0.4 ms per column and per row (expression walks and per-row
+    interface calls): 150 of 250 s at m = 10⁵ on L∞'s sparse generator. The Pyomo model is then written on demand
+    (``Program.materialise``); a test checks both routes reach the same optimum.
+
+    Parameters
+    ----------
+    cost, lower, upper : array-like, shape (n_first,)
+        The first columns: their costs and bounds (later columns cost 0).
+    """
+
+    def __init__(self, cost, lower, upper):
+        import highspy
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.inf = highspy.kHighsInf
+        n = len(cost)
+        if n == 1:
+            self.h.addVar(float(lower[0]), float(upper[0]))
+            self.h.changeColCost(0, float(cost[0]))
+        else:
+            self.h.addVars(n, np.asarray(lower, float), np.asarray(upper, float))
+            self.h.changeColsCost(n, np.arange(n, dtype=np.int32), np.asarray(cost, float))
+        self.n_cols = n
+        self.n_rows = 0
+        self.groups = {}                  # group name -> row indices in HiGHS's order
+
+    def add_columns(self, lower, upper):
+        """Append columns (cost 0) with these bounds."""
+        n = len(lower)
+        if n:
+            self.h.addVars(n, np.asarray(lower, float), np.asarray(upper, float))
+            self.n_cols += n
+
+    def add_rows(self, group, lower, upper, A):
+        """Append the rows lower ≤ A x ≤ upper (A CSR over every column so far) to ``group``."""
+        A = sp.csr_matrix(A)
+        if A.shape[0] == 0:
+            return
+        self.h.addRows(A.shape[0], np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64),
+                       A.nnz, A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32),
+                       A.data.astype(np.float64))
+        first = self.n_rows
+        self.n_rows += A.shape[0]
+        self.groups.setdefault(group, []).extend(range(first, self.n_rows))
+
+    def solve(self, cold=False, time_limit=None):
+        """Run HiGHS (from scratch when ``cold``: presolved, without the previous basis); return (SolveStatus,
+        column values (n_cols,))."""
+        if cold:
+            self.h.clearSolver()
+        status = run_highs(self.h, time_limit)
+        return status, np.asarray(self.h.getSolution().col_value, dtype=np.float64)
+
+    def duals(self):
+        """Row multipliers by group (HiGHS: ≥ 0 on an active ≥ row, ≤ 0 on an active ≤ row of a minimisation, the
+        sign convention of :func:`mmprog.solvers.duals`), each in its rows' order."""
+        y = np.asarray(self.h.getSolution().row_dual, dtype=np.float64)
+        return {g: y[rows] for g, rows in self.groups.items()}

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 #: The terminations a fit can end with.
-TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
+TERMINATIONS = ("converged", "eps", "max_iter", "time_limit", "interrupted")
 
 
 @dataclass
@@ -50,6 +50,17 @@ class EngineRun:
         if self.solve_master is None:
             from .masters import solve_master
             self.solve_master = solve_master
+        load_pyomo_plugins()
+
+
+def load_pyomo_plugins():
+    """Import ``pyomo.environ`` (Pyomo's plugins: its writers, solver factories, transformations) once a route
+    hands its master back, so that ``model.write(...)`` and Pyomo's own solvers work on it.
+
+    The programs state their masters with ``pyomo.core`` alone, and the native back ends never need the plugins:
+    loading them (about 0.2 s of CPU, twice the rest of mmprog's own modules) is left out of the start-up before the
+    first round (issue 37, item 4) and paid here, or by the first solve or export through Pyomo."""
+    import pyomo.environ  # noqa: F401
 
 
 def relative_gap(upper, lower):

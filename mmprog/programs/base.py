@@ -88,6 +88,8 @@ class MasterState:
         The native back ends' objects: DAQP's Gram dual (:class:`mmprog.engine.daqp_native.GramDualDAQP`), HiGHS's
         Gram dual (:class:`mmprog.engine.highs_native.GramDualQP`), HiGHS's LP from CSR rows
         (:class:`mmprog.engine.highs_native.NativeLP`).
+    grown_lp : object or None
+        HiGHS's LP grown by columns and rows (:class:`mmprog.engine.highs_native.GrownLP`, form ``"lp_columns"``).
     gram_stale : bool
         The Gram matrix of every cut changed (a new metric): native objects recompute it whole.
     alpha_loaded : ndarray or None
@@ -114,6 +116,7 @@ class MasterState:
     gram_daqp: object = None
     gram_qp: object = None
     native_lp: object = None
+    grown_lp: object = None
     gram_stale: bool = False
     alpha_loaded: np.ndarray | None = None
     alpha_native: np.ndarray | None = None

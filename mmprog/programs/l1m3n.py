@@ -12,7 +12,7 @@ max Σ α_r Δℓ_r s.t. −½ ≤ Σ_r α_r ΔF_rk ≤ ½ ∀k, Σ_{r∈Sᵢ} �
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 

@@ -21,7 +21,7 @@ objective stays on the n-slack scale ½‖w‖² + C Σᵢ ξᵢ and both forms 
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .statements import (Check, Duality, base_dual, duals_of, objective_of, result_numbers, scale_of, solve_value, support_of,

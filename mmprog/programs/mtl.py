@@ -47,7 +47,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from numba import njit
 

@@ -15,7 +15,7 @@ max Σ_r α_r Δℓ_r − (K/4λ) maxₖ |ηₖ|²  with η = Σ_r α_r ΔF_r,  
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .statements import (Check, Duality, base_dual, objective_of, rebuild_as, result_numbers, scale_of, solve_value, support_of,

@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from .statements import (Check, Duality, rebuild_as, result_numbers, scale_of, cross_solver_checks, duality_for,
                        feasibility_checks, rebuild_master, slackness_checks, sparsity_check, working_set_arrays)

@@ -18,7 +18,7 @@ import logging
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..exceptions import SolverError, SolverUnavailable
@@ -126,8 +126,9 @@ class Duality:
     rebuildable = True
     #: what ``mmprog verify`` trains on when given a chain data set this program cannot take (None: the same data)
     data_note = ""
-    #: True when the program is not trained by :func:`mmprog.fit` (``mmprog show`` then trains through :meth:`fit`,
-    #: which then ignores its ``trainer``)
+    #: True when the program is not trained by :func:`mmprog.fit` but grown by another route of the engine
+    #: (``mmprog verify`` and ``mmprog show`` then hand :meth:`fit` the engine, :data:`mmprog.engine.routes.ENGINE`,
+    #: as its ``trainer``)
     own_fit = False
 
     def fit(self, dataset, trainer, solver=None, C=1.0, slack="n", eps=1e-4, **kw):
@@ -137,7 +138,8 @@ class Duality:
         ----------
         dataset
         trainer : callable
-            :func:`mmprog.fit` (handed in by the command line, so that this module never imports the public face).
+            :func:`mmprog.fit` (handed in by the command line, so that this module never imports the public face);
+            the engine (:data:`mmprog.engine.routes.ENGINE`) for an ``own_fit`` program.
         """
         params = {**self.fit_params, **kw}
         return trainer(dataset, program=self.program, C=C, solver=solver, slack=slack, eps=eps, **params)

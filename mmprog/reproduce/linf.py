@@ -193,7 +193,7 @@ def compare(X_tr, Y_tr, X_te, Y_te, unseen, b, lam, kernel_train, seed, log):
     from sklearn.svm import LinearSVC
 
     from ..programs.linf import TensorSamples
-    from ..programs.linf.estimator import LInfMaxMargin
+    from ..linf import LInfMaxMargin
     from ..programs.linf.perceptron import set_perceptron
     from ..programs.linf.prediction import select_sets
     rows = []
@@ -259,7 +259,8 @@ def compare(X_tr, Y_tr, X_te, Y_te, unseen, b, lam, kernel_train, seed, log):
 def scaling(sizes, b, lam, seed, log):
     """LP (10) and closed forms on sparse_sets with n_inputs = n_outputs = 10⁴ for growing m."""
     from ..datasets import sparse_sets
-    from ..programs.linf import TensorSamples, proposition2, solve_linf
+    from ..linf import solve_linf
+    from ..programs.linf import TensorSamples, proposition2
     from ..programs.linf.perceptron import set_perceptron
     from ..programs.linf.prediction import select_sets, set_prf
     out = []

@@ -165,8 +165,17 @@ def finish_solve(solver_label, status, raise_on_failure):
 # ----------------------------------------------------------------------------------------------------------------
 
 def pyomo_environ():
+    """Pyomo with its plugins (solver factories, writers, transformations): for solves and writes through Pyomo."""
     import pyomo.environ as pe
     return pe
+
+
+def pyomo_core():
+    """Pyomo's modelling layer alone (components, sets, expressions, ``value``): what building and reading a model
+    needs. Its plugins (:func:`pyomo_environ`, about 0.2 s of CPU to import) are left for solves and writes through
+    Pyomo, so a fit whose master a native back end solves reaches its first round without them."""
+    import pyomo.core as pc
+    return pc
 
 
 def flatten(components):
@@ -187,7 +196,7 @@ def flatten(components):
 
 
 def active_objective(model):
-    pe = pyomo_environ()
+    pe = pyomo_core()
     objs = list(model.component_data_objects(pe.Objective, active=True))
     if len(objs) != 1:
         raise SolverError(f"the model must have exactly one active objective; it has {len(objs)}",
@@ -196,12 +205,12 @@ def active_objective(model):
 
 
 def _is_minimise(model):
-    pe = pyomo_environ()
+    pe = pyomo_core()
     return active_objective(model).sense == pe.minimize
 
 
 def dual_suffix(model, create):
-    pe = pyomo_environ()
+    pe = pyomo_core()
     s = model.component("dual")
     if s is None:
         if not create:
@@ -246,7 +255,7 @@ def model_size(model):
     (int, int)
         ``(n_vars, n_cons)``.
     """
-    pe = pyomo_environ()
+    pe = pyomo_core()
     n_cons = sum(1 for _ in model.component_data_objects(pe.Constraint, active=True, descend_into=True))
     n_vars = sum(1 for v in model.component_data_objects(pe.Var, descend_into=True) if not v.fixed)
     return n_vars, n_cons
@@ -259,7 +268,7 @@ def classify(model):
     written as quadratic constraints are reported as QCQP: the form alone does not prove convexity), anything of
     degree > 2 or non-polynomial is an NLP. Costs one pass over the expressions.
     """
-    pe = pyomo_environ()
+    pe = pyomo_core()
     obj_deg = active_objective(model).expr.polynomial_degree()
     cls = ProblemClass.LP
     if obj_deg is None or obj_deg > 2:
@@ -279,7 +288,7 @@ def classify(model):
 def probe_model(quadratic):
     """min x + y  s.t. x + 2y >= 2, x, y >= 0  has optimum 1 at (0, 1); with the objective (x-1)^2 + y the optimum
     is 7/16 at (5/4, 3/8) (KKT: (2(x-1), 1) = lambda (1, 2) gives lambda = 1/2, x = 5/4)."""
-    pe = pyomo_environ()
+    pe = pyomo_core()
     m = pe.ConcreteModel(name="mmprog_probe")
     m.x = pe.Var(bounds=(0, None), initialize=0.5)
     m.y = pe.Var(bounds=(0, None), initialize=0.5)

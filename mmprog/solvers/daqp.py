@@ -27,7 +27,7 @@ import numpy as np
 
 from ..exceptions import SolverError
 from .base import (SOLVE_TIME_LIMIT, Availability, AvailabilityReport, ProblemClass, Solver, SolveStatus, active_objective,
-                   dual_suffix, one_line_message, pyomo_environ, probe_model, record_duals, register)
+                   dual_suffix, one_line_message, pyomo_core, probe_model, record_duals, register)
 
 #: DAQP's exit flags (its header's names, the solver's own words) -> normalised termination. Soft constraints are
 #: never used by mmprog, so a "soft optimum" is not taken as an optimum.
@@ -116,7 +116,7 @@ def _pyomo_qp(model):
 
     The objective is returned as a minimisation (negated for a maximisation, with ``sign`` = −1)."""
     from pyomo.repn.standard_repn import generate_standard_repn
-    pe = pyomo_environ()
+    pe = pyomo_core()
     obj = active_objective(model)
     sign = 1.0 if obj.sense == pe.minimize else -1.0
     rows = list(model.component_data_objects(pe.Constraint, active=True, descend_into=True))

@@ -28,7 +28,8 @@ same optimum, and its solution extended by zeros is an optimal solution of the m
 zero extension picks the point 0 of the interval [−d, d] that the paper's (15) leaves free for components no sample
 touches (section 4.1, the structure behind Proposition 2).
 
-Rows are generated (:func:`solve_linf`): the master starts from a few samples; each round one sparse product gives
+Rows are generated (by the engine's constraint generation over samples, :mod:`mmprog.engine.sample_generation`;
+:func:`mmprog.linf.solve_linf`): the master starts from a few samples; each round one sparse product gives
 zᵢᵀw for all m samples (:meth:`TensorSamples.margins_of_columns`: the rows restricted to the union of supports, a
 sparse (m, |U|) matrix built once — never a dense z), the violated samples are added — their rows zᵢ built as sparse
 Kronecker products (:meth:`TensorSamples.rows`) — and the master is re-solved warm. When no sample is violated, the
@@ -50,7 +51,8 @@ Two routes solve the master. The explicit Pyomo model (components ``t``, ``w``, 
 ``w_lower``, ``private_upper``, ``private_lower``, ``margin``) grown round by round and solved through the solver
 registry (HiGHS through its persistent handle) is ``route="pyomo"``. Writing rows through Pyomo costs about 0.4 ms
 per column and per row (13 of 16 s at m = 10⁴ on the sparse generator), so with HiGHS the default is
-``route="native"``: the same rows go to one highspy object as CSR blocks (:class:`NativeMaster`, 2.7 s at m = 10⁴,
+``route="native"``: the same rows go to one highspy object as CSR blocks (the engine's back end for the master form
+``"lp_columns"``, :class:`mmprog.engine.highs_native.GrownLP`, fed by :meth:`LInf.grown_rows`; 2.7 s at m = 10⁴,
 46 s at m = 10⁵) and the Pyomo model is written on demand (:meth:`LInf.materialise`, on first access to
 ``LInfRun.model``) with the solution loaded, for inspection, export and the dualities. A test checks that both
 routes reach the same optimum and that the written model holds every row and column.
@@ -70,22 +72,20 @@ claim can be checked.
 
 The package
 -----------
-:mod:`.samples` (Φ, Ψ and the joint rows), :mod:`.program` (the master (10), :class:`LInf`), :mod:`.master` (the
-native master and :func:`solve_linf`), :mod:`.propositions` (Propositions 1–2, (16)–(18)), :mod:`.checks` (the
-statements, :func:`linf_checks`), :mod:`.duality` (the hook of ``mmprog verify``), and beside them the estimator
-:mod:`.estimator` (:class:`~mmprog.linf.LInfMaxMargin`), the prediction (23)–(27) (:mod:`.prediction`) and the set
-perceptron (:mod:`.perceptron`), whose public names :mod:`mmprog.linf` keeps. The estimator side is imported on use
-(it needs scikit-learn), not with the program registry.
+:mod:`.samples` (Φ, Ψ and the joint rows), :mod:`.program` (the master (10), :class:`LInf`, its algebra — margins
+of samples, the joint solution — and its LP as arrays for the native back end), :mod:`.propositions` (Propositions
+1–2, (16)–(18)), :mod:`.checks` (the statements, :func:`linf_checks`), :mod:`.duality` (the hook of ``mmprog
+verify``), the prediction (23)–(27) (:mod:`.prediction`) and the set perceptron (:mod:`.perceptron`). The loop is
+the engine's (:mod:`mmprog.engine.sample_generation`); :func:`~mmprog.linf.solve_linf` and the estimator
+:class:`~mmprog.linf.LInfMaxMargin` are in the face, :mod:`mmprog.linf`.
 """
 from .samples import KernelSamples, TensorSamples, check_nonnegative
-from .program import LInf, restrict_to_columns  # registers the program
-from .master import LInfRun, NativeMaster, joint_solution, solve_linf
+from .program import LInf, joint_solution, restrict_to_columns, sample_margins  # registers the program
 from .propositions import (distance_dual_model, distance_model, min_support_model,
                            min_support_solution, proposition2, scale_free_solution)
 from .checks import duality_report, linf_checks
 from . import duality  # noqa: F401  (registers the hook of mmprog verify)
 
-__all__ = ["check_nonnegative", "TensorSamples", "KernelSamples", "LInf", "LInfRun", "solve_linf",
-           "distance_model", "distance_dual_model", "proposition2", "min_support_solution", "scale_free_solution",
-           "min_support_model", "duality_report", "restrict_to_columns", "joint_solution", "NativeMaster",
-           "linf_checks"]
+__all__ = ["check_nonnegative", "TensorSamples", "KernelSamples", "LInf", "distance_model", "distance_dual_model",
+           "proposition2", "min_support_solution", "scale_free_solution", "min_support_model", "duality_report",
+           "restrict_to_columns", "joint_solution", "sample_margins", "linf_checks"]

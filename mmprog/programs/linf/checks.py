@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from ...solvers import ProblemClass, get_solver
 from .program import LInf, restrict_to_columns
@@ -61,7 +61,7 @@ def linf_checks(run, samples, solvers=("highs",), tol=1e-7):
 
     Parameters
     ----------
-    run : LInfRun
+    run : mmprog.linf.LInfRun
     samples : TensorSamples or KernelSamples
         The samples ``run`` was solved on.
     solvers : sequence of str

@@ -13,14 +13,15 @@ LINF_DATA = dict(m=60, n_inputs=40, n_outputs=12, normalize=False, seed=0)
 
 
 class LInfVerifyResult:
-    """What :class:`LInfDuality` checks: the :class:`~mmprog.programs.linf.LInfRun` of :func:`solve_linf` with the
-    attributes :func:`check` reads (``program``, ``params``, ``model``, ``solver``, ``w``, ``extra``)."""
+    """What :class:`LInfDuality` checks: the run of the engine's constraint generation over samples
+    (:class:`mmprog.linf.LInfRun`) with the attributes :func:`check` reads (``program``, ``params``, ``model``,
+    ``solver``, ``w``, ``extra``) and the engine that grew it (``engine``, for the cross-solver statement)."""
 
     program = "linf"
     slack = "n"
 
-    def __init__(self, run, samples, b, solver):
-        self.run, self.samples = run, samples
+    def __init__(self, run, samples, b, solver, engine):
+        self.run, self.samples, self.engine = run, samples, engine
         self.params = {"b": float(b)}
         self.model = run.model
         self.solver = solver
@@ -37,15 +38,18 @@ class LInfDuality(Duality):
     Proposition 1 ((3) and (6) equal b/‖w‖∞), Proposition 2 (optimum b/minᵢ‖zᵢ‖₁) and (17)."""
 
     data_note = "(Phi, Psi) sets; on other data the tiny sparse_sets instance LINF_DATA"
-    #: trained by solve_linf, not mmprog.fit (``mmprog show`` asks the hook)
+    #: grown by the engine's constraint generation over samples, not mmprog.fit: the trainer handed to
+    #: :meth:`fit` is the engine (:data:`mmprog.engine.routes.ENGINE`; ``mmprog show`` asks the hook)
     own_fit = True
 
     def accepts(self, dataset):
         return None
 
-    def fit(self, dataset, trainer=None, solver=None, C=None, slack=None, eps=None, b=1.0, **kw):
+    def fit(self, dataset, trainer, solver=None, C=None, slack=None, eps=None, b=1.0, **kw):
+        """(10) on ``dataset`` (a (Phi, Psi) pair, else :data:`LINF_DATA`) grown by ``trainer``, the engine
+        (``trainer.sample_generation(program, samples, ...)``)."""
         from ...datasets import sparse_sets
-        from .master import solve_linf
+        from .program import LInf
         from .samples import TensorSamples
         if isinstance(dataset, tuple) and len(dataset) >= 2:
             Phi, Psi = dataset[0], dataset[1]
@@ -53,8 +57,8 @@ class LInfDuality(Duality):
             Phi, Psi = sparse_sets(**LINF_DATA)
         samples = TensorSamples(Phi, Psi)
         solver = solver or "highs"
-        run = solve_linf(samples, b, solver=solver, n_start=10, batch=10, **kw)
-        return LInfVerifyResult(run, samples, b, solver)
+        run = trainer.sample_generation(LInf(b=b), samples, solver=solver, n_start=10, batch=10, **kw)
+        return LInfVerifyResult(run, samples, b, solver, trainer)
 
     def dual_model(self, result):
         from .program import LInf
@@ -68,7 +72,8 @@ def linf_checks(ctx):
     """The program's own statements (:func:`mmprog.programs.linf.linf_checks`: Propositions 1 and 2, (17), LP
     duality of (10) from the numbers, its explicit dual per solver), then dual sparsity and cross-solver agreement
     of the constraint generation through Pyomo."""
-    from . import checks, master
+    from . import checks
+    from .program import LInf
     res = ctx.result
     run, samples, b = res.run, res.samples, res.params["b"]
     t = float(run.objective)
@@ -97,7 +102,8 @@ def linf_checks(ctx):
             yield ctx.skip(stmt, why)
             continue
         try:
-            other = master.solve_linf(samples, b, solver=name, route="pyomo", n_start=10, batch=10)
+            other = res.engine.sample_generation(LInf(b=b), samples, solver=name, route="pyomo", n_start=10,
+                                                 batch=10)
             yield ctx.check(stmt, t, float(other.objective), 1e-6 * scale_of(t))
         except MMProgError as e:
             yield Check(ctx.name, stmt, t, None, None, None, "fail", str(e))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
@@ -31,8 +31,10 @@ class LInf(Program):
 
     Notes
     -----
-    Rows are *samples*, not loss-augmented labelings: the program is trained by :func:`solve_linf` (or
-    :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`. A batch of rows is given to :meth:`record`
+    Rows are *samples*, not loss-augmented labelings: the program is grown by the engine's constraint generation
+    over samples (:mod:`mmprog.engine.sample_generation`; :func:`mmprog.linf.solve_linf` or
+    :class:`mmprog.linf.LInfMaxMargin`), not by :func:`mmprog.fit`; the methods under "grown over samples" below
+    are what that loop asks of it. A batch of rows is given to :meth:`record`
     (arrays only) or :meth:`add_cuts` (arrays and Pyomo components) as :class:`mmprog.cuts.Cuts` with ``dF`` = the
     rows zᵢ over column keys, ``example`` = the sample ids and ``dl`` = b, so the model's working set
     (``model.ws``) is readable by the generic tools; :meth:`materialise` writes the Pyomo components of whatever
@@ -65,7 +67,112 @@ class LInf(Program):
     def fit(self, oracle, engine, **engine_kw):
         raise ParameterError("program 'linf' learns from non-negative sparse (Phi, Psi) sets, not from a "
                              "structured data set: use mmprog.linf.LInfMaxMargin().fit(Phi, Psi) or "
-                             "mmprog.programs.linf.solve_linf")
+                             "mmprog.linf.solve_linf")
+
+    # --- grown over samples (what mmprog.engine.sample_generation asks) -------------------------------------
+    def master_form(self, model):
+        """``"lp_columns"``: an LP grown by columns as well as rows (:mod:`mmprog.engine.masters`)."""
+        return "lp_columns"
+
+    def sample_master(self, samples, aggregate=True):
+        """The empty master for ``samples``; ``aggregate`` gives the joint indices private to one sample one
+        shared column per sample (exact; package docstring), for :class:`TensorSamples` only."""
+        aggregate = bool(aggregate) and getattr(samples, "kind", "") == "tensor"
+        key_dim = samples.dim + (samples.n if aggregate else 0)
+        model = self.build(Dims(n=samples.n, dim=key_dim, n_slacks=0), joint_dim=samples.dim)
+        model.aggregate = aggregate
+        return model
+
+    def sample_cuts(self, samples, model, ids):
+        """The rows zᵢᵀw ≥ b of samples ``ids`` as :class:`~mmprog.cuts.Cuts` over the master's column keys
+        (sparse Kronecker rows, the private indices aggregated when the master does)."""
+        Z = samples.rows(ids, aggregate=True) if model.aggregate else samples.rows(ids)
+        return Cuts(ids, Z, np.full(len(ids), self.b))
+
+    def first_samples(self, samples, n):
+        """The ``n`` samples of smallest ‖zᵢ‖₁: the ranking of :meth:`ranking` at w = 0, where Proposition 2
+        locates the binding constraint."""
+        return np.argsort(samples.norms(), kind="stable")[:min(n, samples.n)]
+
+    def violations(self, samples, model):
+        """b − zᵢᵀw for all m samples at the master's point (w zero off its columns), shape (m,)."""
+        return self.b - sample_margins(samples, model, self.columns(model), model.col_values, model.aggregate)
+
+    def violated(self, viol, tol):
+        """Samples violated beyond the relative tolerance: b − zᵢᵀw > tol · b."""
+        return viol > tol * self.b
+
+    def ranking(self, samples, viol, ids):
+        """``ids`` ranked by violation per unit of ‖zᵢ‖₁, (b − zᵢᵀw)/‖zᵢ‖₁, largest first: the least increase of
+        ‖w‖∞ that sample i alone would force (zᵢᵀΔw ≤ ‖zᵢ‖₁‖Δw‖∞)."""
+        score = viol[ids] / samples.norms()[ids]
+        return ids[np.argsort(-score, kind="stable")]
+
+    def solution(self, samples, model):
+        """w over joint indices at the master's point: (sorted joint indices J, w on J)."""
+        if model.aggregate:
+            return joint_solution(samples, model)
+        J, w = self.columns(model), np.asarray(model.col_values)
+        order = np.argsort(J)
+        return J[order], w[order]
+
+    def lp_size(self, model):
+        """``n_vars`` (columns + t), ``n_cons`` (2 bound rows a column + the margins), ``n_private`` (aggregated
+        columns)."""
+        n_cols = len(model.keys)
+        return {"n_vars": n_cols + 1, "n_cons": 2 * n_cols + model.ws.size,
+                "n_private": int(np.count_nonzero(self.columns(model) >= model.joint_dim))}
+
+    def grown_lp(self, model):
+        """(10)'s first column as arrays: t, cost 1, t ≥ 0 (column 0; column p + 1 is the master's p-th)."""
+        return {"cost": [1.0], "lower": [0.0], "upper": [np.inf]}
+
+    def grown_rows(self, model, n_new, Zr):
+        """A round of (10) as arrays: the ``n_new`` new columns (free) with their rows w_c − t ≤ 0 (group
+        ``"upper"``) and w_c + t ≥ 0 (``"lower"``), and the margin rows ``Zr`` (CSR over column positions) ≥ b
+        (``"margin"``); every block over the columns (t, w…) so far.
+
+        Returns
+        -------
+        ((lower, upper), list of (group, lower, upper, CSR))
+        """
+        n_cols = len(model.keys)
+        rows = []
+        if n_new:
+            cols = 1 + (n_cols - n_new) + np.arange(n_new)
+            idx = np.stack([np.zeros(n_new, dtype=np.int64), cols], axis=1).ravel()
+            ptr = np.arange(0, 2 * n_new + 1, 2)
+            up = sp.csr_matrix((np.tile([-1.0, 1.0], n_new), idx, ptr), shape=(n_new, 1 + n_cols))
+            lo = sp.csr_matrix((np.tile([1.0, 1.0], n_new), idx, ptr), shape=up.shape)
+            rows += [("upper", np.full(n_new, -np.inf), np.zeros(n_new), up),
+                     ("lower", np.zeros(n_new), np.full(n_new, np.inf), lo)]
+        if Zr.shape[0]:
+            Zr = sp.csr_matrix(Zr)
+            A = sp.csr_matrix((Zr.data, Zr.indices + 1, Zr.indptr), shape=(Zr.shape[0], 1 + n_cols))
+            rows.append(("margin", np.full(Zr.shape[0], self.b), np.full(Zr.shape[0], np.inf), A))
+        return (np.full(n_new, -np.inf), np.full(n_new, np.inf)), rows
+
+    def grown_variables(self, model):
+        """The Pyomo variables in the order of :meth:`grown_lp`'s columns: t, then the columns."""
+        self.materialise(model)
+        return [model.t] + model.w_list
+
+    def load_point(self, model, x):
+        """Keep the solution x = (t, w on the columns) in the master's arrays; returns the objective t."""
+        model.col_values, model.t_value = x[1:], float(x[0])
+        return model.t_value
+
+    def load_duals(self, model, groups):
+        """Keep the row multipliers of a native solve by group (``margin``, ``upper``, ``lower``); None: the Pyomo
+        route, whose duals the model's suffix holds."""
+        if groups is not None:
+            model.native_duals = {k: groups.get(k, np.zeros(0)) for k in ("margin", "upper", "lower")}
+
+    def margin_multipliers(self, model):
+        """The multipliers α ≥ 0 of the margin rows in working-set order (raises SolverError without duals)."""
+        if model.native_duals is not None:
+            return model.native_duals["margin"]
+        return model.ws.duals(model)
 
     # --- the model ----------------------------------------------------------------------------------------
     def build(self, dims: Dims, joint_dim=None):
@@ -232,14 +339,10 @@ class LInf(Program):
             w, t = np.asarray(model.col_values, dtype=np.float64), float(model.t_value)
         else:
             w, t = values_of(model.w_list), float(model.t.value or 0.0)
-        alpha = None
-        if model.native_duals is not None:
-            alpha = model.native_duals["margin"]
-        else:
-            try:
-                alpha = model.ws.duals(model)
-            except SolverError:
-                alpha = None
+        try:
+            alpha = self.margin_multipliers(model)
+        except SolverError:
+            alpha = None
         dual = None if alpha is None else float(model.b * alpha.sum())
         return Solution(w=w, xi=np.zeros(0), alpha=alpha if alpha is not None else np.zeros(0), objective=t,
                         dual_objective=dual, extra={"keys": self.columns(model), "t": t})
@@ -289,3 +392,40 @@ def restrict_to_columns(model, Z):
     Z = sp.csr_matrix(Z)
     where = model.col_pos[np.searchsorted(model.col_keys, Z.indices.astype(np.int64))]
     return sp.csr_matrix((Z.data, where, Z.indptr), shape=(Z.shape[0], len(model.keys)))
+
+
+def joint_solution(samples, model):
+    """w of the master over joint indices: its joint columns as they are and each aggregated column w_private[i]
+    copied to every joint index private to sample i.
+
+    Returns
+    -------
+    (ndarray of int64, ndarray)
+        Sorted joint indices and the values there.
+    """
+    keys = np.asarray(model.keys, dtype=np.int64)
+    vals = LInf(b=model.b).read_solution(model).w
+    jd = model.joint_dim
+    joint = keys < jd
+    J, w = [keys[joint]], [vals[joint]]
+    if (~joint).any():
+        ids = keys[~joint] - jd
+        Z = samples.rows(ids)
+        cols = Z.indices.astype(np.int64)
+        private = samples.private_mask(cols)
+        row = np.repeat(np.arange(len(ids)), np.diff(Z.indptr))
+        J.append(cols[private])
+        w.append(vals[~joint][row[private]])
+    J, w = np.concatenate(J), np.concatenate(w)
+    order = np.argsort(J)
+    return J[order], w[order]
+
+
+def sample_margins(samples, model, keys, vals, aggregate):
+    """zᵢᵀw for all samples at the master's point (its columns ``keys`` with values ``vals``): one sparse product
+    over the union of supports when it fits the samples' cache, else from w over joint indices."""
+    if hasattr(samples, "margins_of_columns") and int(samples.support_sizes().sum()) <= samples.cache_limit:
+        return samples.margins_of_columns(keys, vals, aggregate=aggregate)
+    if aggregate:
+        return samples.margins(*joint_solution(samples, model))
+    return samples.margins(keys, vals)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ...exceptions import ParameterError, check_param

@@ -1,0 +1,72 @@
+"""Start-up (issue 37 item 4): what a fresh process imports before mmprog's first round, checked from sys.modules in a
+subprocess — never timed here (timings live in ``python -m mmprog.bench startup``).
+
+* ``import mmprog`` and the command line's help load neither Pyomo nor numba nor SciPy: loaders and kernels are
+  imported on use;
+* the fit path — every module a fit imports, and a fit's first round on a master a native back end solves — loads
+  Pyomo's modelling layer (``pyomo.core``) but not its plugins (``pyomo.environ``: writers, solver factories, GDP,
+  DAE, about 0.2 s of CPU); they are loaded when the engine hands the master back, so that ``model.write`` works.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("pyomo", "numba", "scipy", "highspy", "daqp", "sklearn", "dask", "matplotlib")
+
+
+def loaded_after(code):
+    """The top-level names among HEAVY (and whether pyomo.environ is) in sys.modules after running ``code``."""
+    probe = (f"{code}\nimport json, sys\n"
+             f"print(json.dumps({{'heavy': sorted(m for m in {HEAVY!r} if m in sys.modules), "
+             f"'environ': 'pyomo.environ' in sys.modules, 'core': 'pyomo.core' in sys.modules}}))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("code", [
+    "import mmprog",
+    "import contextlib, io\nfrom mmprog.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['--help'])\n    except SystemExit:\n"
+    "        pass",
+    "import contextlib, io\nfrom mmprog.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['train', '--help'])\n"
+    "    except SystemExit:\n        pass",
+])
+def test_the_package_and_the_help_import_nothing_heavy(code):
+    assert loaded_after(code)["heavy"] == []
+
+
+def test_the_fit_path_leaves_pyomos_plugins_out():
+    got = loaded_after("import mmprog.api, mmprog.tagging, mmprog.cli.train, mmprog.linf")
+    assert got["core"] and not got["environ"], got
+
+
+def test_a_first_round_leaves_pyomos_plugins_out_and_the_result_can_be_written(tmp_path):
+    # the round's stages run with pyomo.core alone (the master built, grown and solved by DAQP from its arrays);
+    # the engine loads the plugins as it hands the master back, and the master is then written by Pyomo itself
+    code = f"""
+import sys
+import mmprog
+from mmprog.datasets import synthetic_chain
+from mmprog.engine import loop
+seen = []
+stage = loop.CuttingPlane.record
+def record(self, *a, **k):
+    seen.append('pyomo.environ' in sys.modules)
+    return stage(self, *a, **k)
+loop.CuttingPlane.record = record
+res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2)
+assert seen and not any(seen), seen
+res.model.write({str(tmp_path / 'm.lp')!r})
+"""
+    got = loaded_after(code)
+    assert got["environ"]
+    assert (tmp_path / "m.lp").stat().st_size > 0
