@@ -250,7 +250,8 @@ def main(argv=None):
         notes = [f"task {args.task}: train {os.path.basename(TASKS[args.task][0])}"
                  + (f" (first {args.limit} sentences)" if args.limit else ""),
                  "gold POS/morphology kept by both systems; UAS-p/LAS-p exclude punctuation (mmprog.metrics.is_punct)",
-                 "train_seconds: wall-clock of each system's training child on a shared 2-core machine"]
+                 "train_seconds: wall-clock of each system's training child on a shared 2-core machine; the "
+                 "children run at the same time (one per system and setting), so they share the load"]
         record.write(args.record, "parse", rows, packages=("ufal.udpipe",), notes=notes,
                      argv=sys.argv[2:] if argv is None else argv)
     return 0
