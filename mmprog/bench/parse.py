@@ -215,6 +215,14 @@ def main(argv=None):
         raise SystemExit(f"task {args.task} has no dev file; give --dev FRACTION in --mmprog-args")
     settings = [a.replace("{dev}", f"conllu:{os.path.join(root, dev_rel)}") if dev_rel else a for a in settings]
     jobs = []
+    if "udpipe" not in args.skip:
+        # the peer is the point of this bench: a record without it must be asked for (--skip udpipe), never quiet
+        try:
+            import ufal.udpipe  # noqa: F401
+        except ImportError:
+            print("bench parse: ufal.udpipe is not installed (make env installs it from requirements.lock, or pip "
+                  "install '.[bench]'); give --skip udpipe to run mmprog alone", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory() as d, ThreadPoolExecutor(max_workers=len(settings) + 1) as pool:
         train, test = prepare_files(args.task, root, d, args.limit)
 
@@ -223,12 +231,7 @@ def main(argv=None):
             print(json.dumps(fut.result()) if e is None else f"a system failed: {e}", file=sys.stderr)
         # the systems train side by side, each in its own child process (its own peak memory)
         if "udpipe" not in args.skip:
-            try:
-                import ufal.udpipe  # noqa: F401
-            except ImportError:
-                print("udpipe: ufal.udpipe is not installed (pip install -e .[bench]); skipped", file=sys.stderr)
-            else:
-                jobs.append(pool.submit(run_udpipe, train, test, args.udpipe_parser, d))
+            jobs.append(pool.submit(run_udpipe, train, test, args.udpipe_parser, d))
         if "mmprog" not in args.skip:
             for k, a in enumerate(settings):
                 sub = os.path.join(d, f"mmprog{k}")
