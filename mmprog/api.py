@@ -7,11 +7,21 @@ from .exceptions import ParameterError, check_n_jobs, check_param
 from .programs import get_program
 
 
-def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_iter=500, time_limit=None,
+#: the settings only the cutting plane reads: giving one makes ``route="auto"`` choose the cutting plane
+CUTTING_PLANE_SETTINGS = ("solver", "eps", "drop_after", "max_cuts", "show", "show_every", "snapshot_iters",
+                          "solve_time_limit", "checkpoint", "checkpoint_every", "resume", "stabilise", "line_search")
+
+
+#: ``max_iter`` when none is given: rounds of the cutting plane, passes of bcfw (a pass is one loss-augmented
+#: inference per example, a fraction of a round's cost; the synthetic chains of ``make demo`` take ~600 to gap 1e-2)
+DEFAULT_MAX_ITER = {"cutting-plane": 500, "bcfw": 10_000}
+
+
+def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_iter=None, time_limit=None,
         oracle="serial", n_jobs=None, client=None, chunk_size=None, feature_map=None, drop_after=None,
         max_cuts=None, progress=False, show=None, show_every=None, snapshot_iters=(), solve_time_limit=None,
         checkpoint=None, checkpoint_every=None, resume=None, stabilise=None, inout_weight=0.8, line_search=0,
-        gap_tol=None, order=1, transitions="all", route="cutting-plane", **program_params):
+        gap_tol=None, order=1, transitions="all", route="auto", warm_start=None, **program_params):
     """Train a max-margin structured predictor by growing the program's master cut by cut.
 
     Parameters
@@ -28,9 +38,13 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         dual master: ``daqp`` where installed), else :func:`mmprog.solvers.default_solver` of the program's class.
     slack : {"n", "one"}, optional
         Default: the program's own (``default_slack``: "one" for the 1-slack methods mtl and pblock, else "n").
-    eps : float
-        Violation tolerance of the stopping rule.
-    max_iter : int
+    eps : float, optional
+        The ε rule, an option of the cutting plane: also stop once no constraint is violated by more than ε
+        (termination ``"eps"`` unless the gap holds too; see :class:`mmprog.engine.loop.Settings`). Default None:
+        the certificate alone (``gap_tol``) ends the fit.
+    max_iter : int, optional
+        Rounds of the cutting plane; passes over the examples on route ``"bcfw"`` (default
+        :data:`DEFAULT_MAX_ITER`: 500 rounds, 10,000 passes).
     time_limit : float, optional
         Wall-clock seconds.
     oracle : {"serial", "thread", "process", "dask"}
@@ -77,18 +91,32 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         segment from the master's point to the best point (one oracle call each; default 0); the lowest moves the
         best point and the upper bound (see :func:`mmprog.engine.loop.run`).
     gap_tol : float, optional
-        Also stop once the relative gap between the best full objective and the master's optimum is ≤ gap_tol.
-    route : {"cutting-plane", "bcfw"}
+        The stopping rule of every route: stop (termination ``"converged"``) once the certified relative gap
+        (upper − lower) / max(1, |upper|) between the full objective and a lower bound on the program's optimum is
+        ≤ ``gap_tol`` (default :data:`mmprog.engine.loop.DEFAULT_GAP_TOL`, 1e-2). With ``eps`` and no ``gap_tol``
+        the ε rule alone stops the cutting plane, and the result is ``"converged"`` only if the gap is then ≤ 1e-2.
+    route : {"auto", "cutting-plane", "bcfw"}
         ``"bcfw"``: P0 (program m3n, n-slack) solved by block-coordinate Frank–Wolfe on its dual until the duality
-        gap is ≤ ``gap_tol`` (default 1e-2; ``eps`` is not read), ``max_iter`` counting passes (:mod:`mmprog.engine.bcfw`).
+        gap is ≤ ``gap_tol``, ``max_iter`` counting passes (:mod:`mmprog.engine.bcfw`); ``eps`` is not read.
+        ``"cutting-plane"``: the program's master grown cut by cut (:mod:`mmprog.engine.loop`). ``"auto"``
+        (default): ``"bcfw"`` where that route covers the fit (it says so itself, :meth:`mmprog.engine.routes.
+        Engine.covers`: m3n, n-slack, the chain maps it takes) and no setting only the cutting plane reads is given
+        (:data:`CUTTING_PLANE_SETTINGS`: ``solver``, ``eps``, ``drop_after``, ``stabilise``, checkpoints, ...);
+        else the cutting plane.
+    warm_start : Result, optional
+        A fit of the same program on the same data and feature map, at this or another C (a C path): route
+        ``"bcfw"`` starts from its working set with α scaled to this C (feasible; :meth:`mmprog.engine.routes.Engine.
+        bcfw`); the cutting plane starts afresh (its master's optimum depends on C through every cut's slack).
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
     Returns
     -------
     Result
-        ``termination`` is ``"converged"``, ``"max_iter"``, ``"time_limit"`` or ``"interrupted"`` (SIGINT or
-        SIGTERM: the round under way finished or was abandoned, the last solved point is returned).
+        ``termination`` is ``"converged"`` (the gap is ≤ ``gap_tol``: certified), ``"eps"`` (the ε rule stopped it
+        with the gap above ``gap_tol``), ``"max_iter"``, ``"time_limit"`` or ``"interrupted"`` (SIGINT or SIGTERM:
+        the round under way finished or was abandoned, the last solved point is returned); ``gap`` says how far
+        from the optimum it is in every case.
     """
     from .engine import interrupts
     from . import solvers as solver_registry
@@ -110,10 +138,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         program, slack, program_params = ck.program, ck.slack, ck.params
         C = program_params.pop("C", None)
     prog = get_program(program or "m3n", C=1.0 if C is None else C, **program_params)
-    check_param("route", route, route in ("cutting-plane", "bcfw"), '"cutting-plane" or "bcfw"')
-    if route == "bcfw" and (prog.name != "m3n" or slack not in (None, "n") or resume or checkpoint):
-        raise ParameterError("route='bcfw' solves m3n (P0) in the n-slack form, without checkpoint/resume; drop "
-                             "route or the other settings")
+    check_param("route", route, route in ("auto", "cutting-plane", "bcfw"), '"auto", "cutting-plane" or "bcfw"')
+    if route == "bcfw" and (resume or checkpoint):
+        raise ParameterError("route='bcfw' runs without checkpoint/resume; drop route or the other settings")
     if (checkpoint is not None or ck is not None) and not prog.checkpointable:
         raise ParameterError(f"checkpoint/resume is not available for program {prog.name!r} (its outer "
                              f"EM/variational loop keeps state a checkpoint of the working set does not hold); "
@@ -141,13 +168,20 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         fmap = feature_map_for(dataset, order=order, allowed=allowed)
     else:
         fmap = feature_map if feature_map is not None else feature_map_for(dataset)
+    prepared = fmap.prepare(dataset)
+    given = dict(solver=solver, eps=eps, drop_after=drop_after, max_cuts=max_cuts, show=show, show_every=show_every,
+                 snapshot_iters=tuple(snapshot_iters) or None, solve_time_limit=solve_time_limit,
+                 checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume, stabilise=stabilise,
+                 line_search=line_search or None)
+    route = choose_route(route, prog, fmap, prepared, slack, [k for k, v in given.items() if v is not None])
     # a program may prefer a back end for the master it builds at this size (m3n's Gram dual: daqp)
     preferred = getattr(prog, "preferred_solver", None)
     solver_name = solver or (preferred(fmap.dim) if preferred else None) \
         or solver_registry.default_solver(prog.problem_class)
     slv = solver_registry.get_solver(solver_name)
     slv.require(prog.problem_class)
-    prepared = fmap.prepare(dataset)
+    if max_iter is None:
+        max_iter = DEFAULT_MAX_ITER[route]
     orc = Oracle(fmap, prepared, backend=oracle, n_jobs=n_jobs, client=client, chunk_size=chunk_size)
     try:
         kw = dict(solver=slv, slack=slack, eps=eps, max_iter=max_iter, time_limit=time_limit,
@@ -169,8 +203,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         # shared 2-core machine (OCR fold 0, eps 0.01: solver phase 7.0 s against 3.8 s, load average 5)
         with interrupts.catch_interrupts(), blas_single():
             if route == "bcfw":
-                run, slack = ENGINE.bcfw(prog, orc, gap_tol=1e-2 if gap_tol is None else gap_tol,
-                                         max_iter=max_iter, time_limit=time_limit)
+                from .engine.loop import DEFAULT_GAP_TOL
+                warm = None if warm_start is None else warm_start.solution.extra.get("working_set")
+                run, slack = ENGINE.bcfw(prog, orc, gap_tol=DEFAULT_GAP_TOL if gap_tol is None else gap_tol,
+                                         max_iter=max_iter, time_limit=time_limit, warm_start=warm)
                 solver_name = "bcfw"
             elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
@@ -182,8 +218,29 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=1e-3, max_it
         orc.close()
     # a program with an outer loop may predict through its own map (PoMEN's h₂ sums out hidden nodes)
     fmap = getattr(run, "feature_map", None) or fmap
+    # the gap the fit was asked to reach (the factored LP and the sub-gradient method take no gap_tol)
+    from .engine.loop import DEFAULT_GAP_TOL
+    tol = None if run.solution.extra.get("algorithm") in ("factored", "subgradient") else \
+        (DEFAULT_GAP_TOL if gap_tol is None else float(gap_tol))
     return Result(fmap, run, prog.name, prog.params(), solver_name, slack,
-                  label_names=getattr(dataset, "label_names", None), trainer=fit)
+                  label_names=getattr(dataset, "label_names", None), trainer=fit, gap_tol=tol)
+
+
+def choose_route(route, program, fmap, prepared, slack, cutting_plane_settings=()):
+    """The route :func:`fit` runs: ``route`` itself when it is ``"cutting-plane"`` or ``"bcfw"`` (the latter refused
+    with the route's own reason when it does not cover the fit); for ``"auto"``, ``"bcfw"`` where it covers the fit
+    and none of ``cutting_plane_settings`` (names of :data:`CUTTING_PLANE_SETTINGS` the caller gave) is given, else
+    ``"cutting-plane"``."""
+    from .engine.routes import ENGINE
+    if route == "cutting-plane":
+        return route
+    if route == "auto" and cutting_plane_settings:
+        return "cutting-plane"
+    ok, why = ENGINE.covers("bcfw", program, fmap, prepared, slack)
+    if route == "bcfw" and not ok:
+        raise ParameterError(f"route='bcfw' solves m3n (P0) in the n-slack form on the chain maps it covers, not "
+                             f"this fit ({why}); drop route or use route='cutting-plane'")
+    return "bcfw" if ok else "cutting-plane"
 
 
 def nonzero_weights(w, tol=1e-8):

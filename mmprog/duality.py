@@ -200,9 +200,14 @@ def check(result, solvers=None, dataset=None, rtol=1e-6):
     -------
     list of Check
     """
+    out = []
+    if getattr(result, "route", None) == "bcfw":
+        # route bcfw returns w(α) of its dual, not a solved master: the master on its working set is solved here,
+        # its optimum checked to lie within the certified bounds, and the statements checked at that optimum
+        result, row = master_of_bcfw(result, solvers, rtol)
+        out.append(row)
     ctx = Context(result, solvers=solvers, dataset=dataset, rtol=rtol)
     hook = hook_for(result.program)
-    out = []
     try:
         for c in hook.checks(ctx):
             out.append(c)
@@ -211,3 +216,32 @@ def check(result, solvers=None, dataset=None, rtol=1e-6):
     if hook.rebuildable and isinstance(hook, ProgramHook):
         out.extend(cross_solver_checks(ctx))
     return out
+
+
+def master_of_bcfw(result, solvers=None, rtol=1e-6):
+    """(a view of ``result`` at the optimum of its master, the Check that this optimum lies in the certified
+    [lower bound, upper bound]) for a result of route ``bcfw`` (:mod:`mmprog.engine.bcfw`), whose ``w`` is its dual
+    iterate w(α). The master (``result.model``: P0 on the route's working set) is solved by the first of ``solvers``
+    that takes it, else the program's default, and keeps that solution (it is the statement of record)."""
+    import copy
+
+    from .programs import get_program
+    from .solvers import default_solver, get_solver
+    program = get_program(result.program, **result.params)
+    preferred = getattr(program, "preferred_solver", None)
+    name = (list(solvers or []) or [None])[0] or (preferred(len(result.w)) if preferred else None) \
+        or default_solver(program.problem_class)
+    result.solve_master(program, result.model, get_solver(name), time_limit=CROSS_SOLVER_TIME_LIMIT)
+    sol = program.read_solution(result.model)
+    view = copy.copy(result)
+    view.solution, view.w, view.xi, view.alpha = sol, sol.w, sol.xi, sol.alpha
+    view.primal_objective = float(sol.objective)
+    view.dual_objective = None if sol.dual_objective is None else float(sol.dual_objective)
+    tol = rtol * max(1.0, abs(result.upper_bound))
+    lo, up = result.primal_objective, result.upper_bound
+    ok = lo - tol <= view.primal_objective <= up + tol
+    row = Check(result.program, f"bcfw certificate: the master on its working set, solved by {name}, has its "
+                f"optimum in [D(α), P(w)] = [{lo:.8g}, {up:.8g}]", view.primal_objective, lo,
+                max(0.0, lo - view.primal_objective, view.primal_objective - up), tol, "pass" if ok else "fail",
+                "the returned w is w(α); the statements below are checked at the master's optimum")
+    return view, row

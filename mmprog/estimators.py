@@ -31,10 +31,16 @@ class M3N(BaseEstimator):
     solver : str or None
         Registered solver name; None picks the default for the program's class.
     slack : {"n", "one"}
-    eps : float
-    max_iter : int
+    eps : float or None
+        The ε rule, an option of the cutting plane (default None: the certified gap alone stops the fit).
+    max_iter : int or None
+        Rounds of the cutting plane or passes of bcfw (default: :func:`mmprog.fit`'s for the route).
     n_labels : int or None
         Number of labels; None takes 1 + the largest label seen in ``fit``.
+    gap_tol : float or None
+        The certified relative gap the fit stops at (default 1e-2).
+    route : {"auto", "cutting-plane", "bcfw"}
+        :func:`mmprog.fit`'s route (default "auto": bcfw for P0 n-slack where it covers the fit).
 
     Attributes
     ----------
@@ -44,7 +50,10 @@ class M3N(BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, norm="l2", C=1.0, solver=None, slack="n", eps=1e-3, max_iter=500, n_labels=None):
+    def __init__(self, norm="l2", C=1.0, solver=None, slack="n", eps=None, max_iter=None, n_labels=None,
+                 gap_tol=None, route="auto"):
+        self.gap_tol = gap_tol
+        self.route = route
         self.norm = norm
         self.C = C
         self.solver = solver
@@ -58,9 +67,14 @@ class M3N(BaseEstimator):
         check_param("C", self.C, isinstance(self.C, (int, float)) and np.isfinite(self.C) and self.C > 0,
                     "a finite float > 0")
         check_param("slack", self.slack, self.slack in ("n", "one"), '"n" or "one"')
-        check_param("eps", self.eps, isinstance(self.eps, (int, float)) and self.eps > 0, "a float > 0")
-        check_param("max_iter", self.max_iter, isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1,
-                    "an int >= 1")
+        check_param("eps", self.eps, self.eps is None or (isinstance(self.eps, (int, float)) and self.eps > 0),
+                    "None or a float > 0")
+        check_param("max_iter", self.max_iter, self.max_iter is None
+                    or (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1), "None or an int >= 1")
+        check_param("gap_tol", self.gap_tol, self.gap_tol is None
+                    or (isinstance(self.gap_tol, (int, float)) and self.gap_tol > 0), "None or a float > 0")
+        check_param("route", self.route, self.route in ("auto", "cutting-plane", "bcfw"),
+                    '"auto", "cutting-plane" or "bcfw"')
 
     def _dataset(self, X, y=None):
         from .datasets.base import SequenceDataset
@@ -79,8 +93,10 @@ class M3N(BaseEstimator):
         ds = self._dataset(X, y)
         self.n_features_in_ = ds.n_features
         self.result_ = mmprog.fit(ds, program="m3n" if self.norm == "l2" else "l1m3n", C=float(self.C),
-                                  solver=self.solver, slack=self.slack, eps=float(self.eps),
-                                  max_iter=int(self.max_iter))
+                                  solver=self.solver, slack=self.slack,
+                                  eps=None if self.eps is None else float(self.eps),
+                                  max_iter=None if self.max_iter is None else int(self.max_iter),
+                                  gap_tol=self.gap_tol, route=self.route)
         self.coef_ = self.result_.w
         return self
 
@@ -103,16 +119,24 @@ class M3N(BaseEstimator):
         return right / max(total, 1)
 
 
-#: The default route of :class:`SequenceTagger` for ``m3n`` and ``l1m3n``, chosen by measurement on the first 2,000
+#: The default route of :class:`SequenceTagger`: ``route="auto"`` of :func:`mmprog.fit`, stopped at a certified
+#: relative gap (upper − lower) / max(1, |upper|) ≤ 1e-2. For P0 (``m3n``) that is block-coordinate Frank–Wolfe on its
+#: n-slack dual (:mod:`mmprog.engine.bcfw`), which covers the estimator's first-order chains (the route says so itself,
+#: :meth:`mmprog.engine.routes.Engine.covers`); ``max_iterations`` then counts passes over the sentences. It is the
+#: fastest certified route measured (``python -m mmprog.bench crf --routes``, record docs/records/crf-routes.json; bench
+#: ``certify``, record docs/records/certify.json). Programs the route does not cover, and P0 when a cutting-plane
+#: setting is given (``slack``, ``eps``, ``stabilise``, ``inout_weight``, ``drop_after``, ``solver`` or
+#: ``route="cutting-plane"``), take :data:`CUTTING_PLANE_ROUTE` for the settings not given.
+DEFAULT_ROUTE = {"route": "auto", "gap_tol": 1e-2}
+
+#: The cutting plane's settings for P0 and P1 in :class:`SequenceTagger`, chosen by measurement on the first 2,000
 #: sentences of esp.train with the sklearn-crfsuite tutorial's features at C = 5 (``python -m mmprog.bench crf
 #: --routes``, record docs/records/crf-routes.json): the 1-slack master with in-out stabilisation (centre weight 0.9),
-#: cuts inactive for 50 rounds dropped, stopped by the certificate — relative gap (upper − lower) / max(1, |upper|)
-#: ≤ 1e-2 — and not by the ε-rule (ε = 1e-9 fires only at a gap of ~0). In that record the n-slack master did not
-#: finish its second round's DAQP solve within the 200 s limit, plain 1-slack Kelley rounds stopped there at gap 0.09,
-#: in-out reached the certificate, dropping inactive cuts cut its solver time to a third, centre weight 0.9 took 12 %
-#: fewer rounds than 0.8, and a line search cost more oracle time than it saved.
-DEFAULT_ROUTE = {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50, "eps": 1e-9,
-                 "gap_tol": 1e-2}
+#: cuts inactive for 50 rounds dropped, stopped by the certificate. In that record the n-slack master did not finish
+#: its second round's DAQP solve within the 200 s limit, plain 1-slack Kelley rounds stopped there at gap 0.09, in-out
+#: reached the certificate, dropping inactive cuts cut its solver time to a third, centre weight 0.9 took 12 % fewer
+#: rounds than 0.8, and a line search cost more oracle time than it saved.
+CUTTING_PLANE_ROUTE = {"slack": "one", "stabilise": "in-out", "inout_weight": 0.9, "drop_after": 50}
 
 #: Round budget when neither ``max_iter`` nor ``max_iterations`` is given: the certificate ends the fit.
 DEFAULT_MAX_ITER = 10_000
@@ -161,9 +185,10 @@ class SequenceTagger(BaseEstimator):
     ``c1``                        alone (c2 None or 0): P1 (``l1m3n``, ½‖w‖₁ + C Σᵢ ξᵢ) with C = 1/(2·c1);
                                   with c2 > 0: no elastic-net program exists, P0 with C = 1/(2·c2) is fitted and a
                                   warning says c1 is ignored
-    ``max_iterations``            the round budget ``max_iter`` (one round = one oracle pass over the data, as one
-                                  L-BFGS iteration is one gradient pass); a fit it stops before the certificate
-                                  warns (``ConvergenceWarning``)
+    ``max_iterations``            the budget ``max_iter``: passes of the default route for P0 (``bcfw``), rounds
+                                  of the cutting plane (each one oracle pass over the data, as one L-BFGS
+                                  iteration is one gradient pass); a fit it stops before the certificate warns
+                                  (``ConvergenceWarning``)
     ``all_possible_transitions``  True/None: the chain's K×K transition weights (mmprog always has all of them);
                                   False warns (no seen-only transition set for first-order chains)
     ``all_possible_states``       True/None: the d×K state weights (mmprog always has all of them; the
@@ -172,7 +197,7 @@ class SequenceTagger(BaseEstimator):
                                   ``min_freq`` times)
     ``algorithm``                 ``'lbfgs'``/``'l2sgd'``/None: the default route (``DEFAULT_ROUTE``), there is
                                   no likelihood to descend; ``'ap'``/``'pa'``/``'arow'``: the same, with a warning
-    ``verbose``                   one log line per cutting-plane round on stderr
+    ``verbose``                   one log line per bcfw certificate or cutting-plane round on stderr
     ``model_filename``            mmprog's model (JSON + .npz, never pickle): ``fit`` writes it there; an
                                   unfitted estimator loads it on first use (a CRFsuite file is refused)
     ``keep_tempfiles``            mmprog writes no temporary files: True warns
@@ -201,9 +226,10 @@ class SequenceTagger(BaseEstimator):
     C : float, optional
         Slack weight, n-slack scale (Ω(w) + C Σᵢ ξᵢ); default from c1/c2.
     slack : {"n", "one"}, optional
-        Default: the default route's for m3n/l1m3n, else the program's own.
+        A cutting-plane setting (see :data:`DEFAULT_ROUTE`); default: :data:`CUTTING_PLANE_ROUTE`'s for m3n/l1m3n on
+        the cutting plane, else the program's own.
     eps : float, optional
-        Violation tolerance of the ε-rule (default: the route's 1e-9, so the gap decides).
+        The ε rule, an option of the cutting plane (default None: the certified gap alone stops the fit).
     gap_tol : float, optional
         Stop once the certified relative gap is ≤ gap_tol (default 1e-2).
     stabilise : {"auto", None, "in-out"}
@@ -221,6 +247,8 @@ class SequenceTagger(BaseEstimator):
         Wall-clock seconds for the fit.
     program_params : dict, optional
         The program's own hyper-parameters (e.g. ``{"master": "dual"}``, ``{"p": 4/3}``).
+    route : {"auto", "bcfw", "cutting-plane"}
+        :func:`mmprog.fit`'s route (default "auto": see :data:`DEFAULT_ROUTE`).
 
     Attributes
     ----------
@@ -250,7 +278,7 @@ class SequenceTagger(BaseEstimator):
                  model_filename=None, keep_tempfiles=False, trainer_cls=None, *, program=None, C=None, slack=None,
                  eps=None, gap_tol=None, stabilise="auto", inout_weight=None, max_iter=None, drop_after=None,
                  min_count=None,
-                 solver=None, time_limit=None, program_params=None):
+                 solver=None, time_limit=None, program_params=None, route="auto"):
         self.algorithm = algorithm
         self.min_freq = min_freq
         self.all_possible_states = all_possible_states
@@ -292,6 +320,7 @@ class SequenceTagger(BaseEstimator):
         self.solver = solver
         self.time_limit = time_limit
         self.program_params = program_params
+        self.route = route
 
     # ------------------------------------------------------------------ hyper-parameters
     def _resolve(self):
@@ -322,26 +351,39 @@ class SequenceTagger(BaseEstimator):
                              f"fitted with C = 1/(2·c2) = {C:g} and c1 is ignored; give c2=0 for P1 (ℓ1, l1m3n, "
                              f"C = 1/(2·c1))")
         route = {"program": program, "C": C}
-        default_route = DEFAULT_ROUTE if program in ("m3n", "l1m3n") else {"gap_tol": DEFAULT_ROUTE["gap_tol"]}
+        check_param("route", self.route, self.route in ("auto", "cutting-plane", "bcfw"),
+                    '"auto", "cutting-plane" or "bcfw"')
         check_param("slack", self.slack, self.slack in (None, "n", "one"), 'None, "n" or "one"')
-        route["slack"] = self.slack or default_route.get("slack")
-        if self.eps is not None:
-            check_param("eps", self.eps, _is_number(self.eps, strict=True), "a float > 0")
-        route["eps"] = float(self.eps) if self.eps is not None else default_route.get("eps", 1e-3)
-        if self.gap_tol is not None:
-            check_param("gap_tol", self.gap_tol, _is_number(self.gap_tol, strict=True), "a float > 0")
-        route["gap_tol"] = float(self.gap_tol) if self.gap_tol is not None else default_route["gap_tol"]
         check_param("stabilise", self.stabilise, self.stabilise in ("auto", None, "in-out"),
                     '"auto", None or "in-out"')
-        route["stabilise"] = default_route.get("stabilise") if self.stabilise == "auto" else self.stabilise
+        if self.eps is not None:
+            check_param("eps", self.eps, _is_number(self.eps, strict=True), "a float > 0")
+        if self.gap_tol is not None:
+            check_param("gap_tol", self.gap_tol, _is_number(self.gap_tol, strict=True), "a float > 0")
         if self.inout_weight is not None:
             check_param("inout_weight", self.inout_weight, _is_number(self.inout_weight) and self.inout_weight < 1,
                         "None or a float in [0, 1)")
-        route["inout_weight"] = float(self.inout_weight) if self.inout_weight is not None else \
-            default_route.get("inout_weight", 0.8)
         if self.drop_after is not None:
             check_param("drop_after", self.drop_after, _is_int(self.drop_after, 1), "None or an int >= 1")
-        route["drop_after"] = self.drop_after if self.drop_after is not None else default_route.get("drop_after")
+        route["gap_tol"] = float(self.gap_tol) if self.gap_tol is not None else DEFAULT_ROUTE["gap_tol"]
+        route["route"] = self.route
+        # the cutting plane's settings, where the fit goes that way: programs bcfw does not solve, a cutting-plane
+        # setting given, or route="cutting-plane" (route "auto" with none given leaves the choice to mmprog.fit)
+        given = {"slack": self.slack, "eps": self.eps, "inout_weight": self.inout_weight,
+                 "drop_after": self.drop_after, "solver": self.solver,
+                 "stabilise": None if self.stabilise == "auto" else self.stabilise}
+        cutting = self.route == "cutting-plane" or program != "m3n" or \
+            any(v is not None for v in given.values()) or self.stabilise != "auto"
+        if cutting and self.route != "bcfw":
+            defaults = CUTTING_PLANE_ROUTE if program in ("m3n", "l1m3n") else {}
+            route["slack"] = self.slack or defaults.get("slack")
+            route["eps"] = None if self.eps is None else float(self.eps)
+            route["stabilise"] = defaults.get("stabilise") if self.stabilise == "auto" else self.stabilise
+            route["inout_weight"] = float(self.inout_weight) if self.inout_weight is not None else \
+                defaults.get("inout_weight", 0.8)
+            route["drop_after"] = self.drop_after if self.drop_after is not None else defaults.get("drop_after")
+            if route["route"] == "auto":
+                route["route"] = "cutting-plane"
         for name in ("max_iter", "max_iterations"):
             v = getattr(self, name)
             check_param(name, v, v is None or _is_int(v, 1), "None or an int >= 1")
@@ -375,7 +417,7 @@ class SequenceTagger(BaseEstimator):
                     "None or one of " + ", ".join(repr(a) for a in CRFSUITE_ALGORITHMS))
         if CRFSUITE_ALGORITHMS.get(self.algorithm):
             notes.append(f"algorithm={self.algorithm!r} ({CRFSUITE_ALGORITHMS[self.algorithm]}) is an online CRFsuite "
-                         f"trainer with no max-margin counterpart; the certified cutting-plane route is used")
+                         f"trainer with no max-margin counterpart; the default certified route is used")
         ignored = [n for n in CRFSUITE_OPTIMISER_ARGS if getattr(self, n) is not None]
         if ignored:
             notes.append(f"{', '.join(ignored)}: CRFsuite optimiser settings with no meaning for a max-margin fit "
@@ -424,13 +466,14 @@ class SequenceTagger(BaseEstimator):
         self.extractor_ = TokenDictExtractor(min_count=route["min_count"]).fit(X)
         ds = self._dataset(X, y)
         self.n_features_in_ = ds.n_features
-        kw = {k: route[k] for k in ("slack", "eps", "max_iter", "drop_after", "gap_tol")}
-        if route["stabilise"] is not None:
+        kw = {k: route[k] for k in ("route", "max_iter", "gap_tol", "slack", "eps", "drop_after") if k in route}
+        if route.get("stabilise") is not None:
             kw.update(stabilise=route["stabilise"], inout_weight=route["inout_weight"])
         with _verbose_log(self.verbose):
             self.result_ = mmprog.fit(ds, program=route["program"], C=route["C"], solver=self.solver,
                                       time_limit=self.time_limit, **kw, **dict(self.program_params or {}))
         self.result_.extractor = self.extractor_
+        route["route"] = self.result_.route          # the route that ran ("auto" resolved by mmprog.fit)
         self.route_ = route
         res = self.result_
         if res.gap > route["gap_tol"]:

@@ -331,11 +331,12 @@ def split_dev(dataset, dev, load=None):
     return part(range(n - k)), part(range(n - k, n))
 
 
-def select_parser(train, dev, presets, Cs, fit_kwargs, report=None):
+def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=False, second_order=False):
     """Train one parser per (preset, C) and keep the best by dev UAS without punctuation.
 
     The candidates are trained one after another, C increasing, each from scratch: the engine has no warm start
-    across C (a checkpoint resumes only at its own C).
+    across C (a checkpoint resumes only at its own C); the training set's arc matrix is built once for all of them
+    (:meth:`~mmprog.features.arcs.ArcFeatureMap.hold`).
 
     Parameters
     ----------
@@ -348,41 +349,64 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None):
         For :func:`mmprog.fit` (everything but ``C`` and ``feature_map``).
     report : callable, optional
         Called with one dict per candidate (preset, C, dev scores, seconds).
+    projective : bool
+        Train and decode with Eisner's algorithm (projective trees) instead of Chu-Liu-Edmonds.
+    second_order : bool
+        Add adjacent-sibling factors (:class:`~mmprog.features.siblings.SiblingFeatureMap`, projective, decoded by
+        the second-order Eisner algorithm).
 
     Returns
     -------
     (Result, list of dict)
         The chosen parser and every candidate's row.
     """
-    import time
-
-    import mmprog
     from .features.arcs import ArcFeatureMap
     rows, best, best_score = [], None, -1.0
     for preset in presets:
-        fmap = ArcFeatureMap(preset).fit(train)
-        for C in sorted(Cs):
-            t0 = time.perf_counter()
-            res = mmprog.fit(train, feature_map=fmap, C=C, **fit_kwargs)
-            row = {"templates": preset, "C": C, "termination": res.termination, "n_iter": res.n_iter,
-                   "seconds": round(time.perf_counter() - t0, 1)}
-            if dev is not None:
-                sc = evaluate_parser(res, None, dev)
-                row.update(dev_uas=sc["uas"], dev_uas_no_punct=sc["uas_no_punct"])
-                if sc["uas_no_punct"] > best_score:
-                    best, best_score = res, sc["uas_no_punct"]
-            else:
-                best = res
-            rows.append(row)
-            if report is not None:
-                report(row)
-            if res.termination == "interrupted":
-                return res, rows
+        if second_order:
+            from .features.siblings import SiblingFeatureMap
+            fmap = SiblingFeatureMap(preset).fit(train)
+        else:
+            fmap = ArcFeatureMap(preset, projective=projective).fit(train)
+        if len(Cs) > 1:
+            fmap.hold(train)          # the arc matrix of the training set is built once for every C
+        try:
+            res, best, best_score = _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score,
+                                                report)
+        finally:
+            fmap.release()
+        if res.termination == "interrupted":
+            return res, rows
     return best, rows
 
 
+def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score, report):
+    """The fits of one preset, C increasing (:func:`select_parser`): (last result, best, best dev score)."""
+    import time
+
+    import mmprog
+    for C in sorted(Cs):
+        t0 = time.perf_counter()
+        res = mmprog.fit(train, feature_map=fmap, C=C, **fit_kwargs)
+        row = {"templates": preset, "C": C, "termination": res.termination, "n_iter": res.n_iter,
+               "gap": res.gap, "seconds": round(time.perf_counter() - t0, 1)}
+        if dev is not None:
+            sc = evaluate_parser(res, None, dev)
+            row.update(dev_uas=sc["uas"], dev_uas_no_punct=sc["uas_no_punct"])
+            if sc["uas_no_punct"] > best_score:
+                best, best_score = res, sc["uas_no_punct"]
+        else:
+            best = res
+        rows.append(row)
+        if report is not None:
+            report(row)
+        if res.termination == "interrupted":
+            break
+    return res, best, best_score
+
+
 def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_grid=None, label_C=None,
-                   labels=True, report=None):
+                   labels=True, report=None, projective=False, second_order=False):
     """What ``mmprog train`` does with dependency data: choose and train the parser, then the labeller.
 
     Parameters
@@ -405,12 +429,17 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         Train the labeller (when the data has relations).
     report : callable, optional
         Receives each parser candidate's row.
+    projective : bool
+        Projective parser (Eisner) instead of Chu-Liu-Edmonds (:func:`select_parser`).
+    second_order : bool
+        Arc and adjacent-sibling factors, projective (:func:`select_parser`).
 
     Returns
     -------
     (Result, Result or None, dict)
         Parser, labeller, and ``{"candidates": rows, "dev_sentences": k}`` to print.
     """
+    import time
     kw = dict(fit_kwargs)
     C = kw.pop("C", None)
     train, held = split_dev(dataset, dev, load)
@@ -421,7 +450,8 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         C_grid = list(DEFAULT_C_GRID) if held is not None else [1.0 if C is None else C]
     elif held is None and len(C_grid) > 1:
         raise ParameterError("--C-grid lists several C; choosing among them needs --dev")
-    parser, rows = select_parser(train, held, presets, C_grid, kw, report)
+    parser, rows = select_parser(train, held, presets, C_grid, kw, report, projective=projective,
+                                 second_order=second_order)
     info = {"candidates": rows}
     if held is not None:
         info["dev_sentences"] = len(held)
@@ -429,5 +459,9 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     has_rels = any(r != "_" for s in train.sentences for r in s.get("deprel", ()))
     if labels and has_rels and parser.termination != "interrupted":
         lab_kw = {k: kw[k] for k in ("time_limit", "solve_time_limit") if kw.get(k) is not None}
+        t0 = time.perf_counter()
         labeller = train_labeller(train, **({} if label_C is None else {"C": label_C}), **lab_kw)
+        info["labeller"] = {"C": labeller.params.get("C"), "termination": labeller.termination,
+                            "n_iter": labeller.n_iter, "gap": labeller.gap,
+                            "seconds": round(time.perf_counter() - t0, 1)}
     return parser, labeller, info

@@ -1,7 +1,7 @@
 """The one result object of a training run, and the predictor it shares with saved models.
 
 :class:`Result` is like scipy's ``OptimizeResult`` with Pyomo's split of *termination* (why the loop stopped:
-``converged``, ``max_iter``, ``time_limit``) from the per-solve solver status (kept in ``solver_status``, with the
+``converged`` — the certificate holds —, ``eps``, ``max_iter``, ``time_limit``, ``interrupted``) from the per-solve solver status (kept in ``solver_status``, with the
 solver's own words). Saved models are JSON + ``.npz`` — never pickle.
 """
 from __future__ import annotations
@@ -285,14 +285,29 @@ class Result(Predictor):
     model : pyomo ConcreteModel
         The master program as it stands (grown cut by cut).
     primal_objective : float
-        Master optimum, n-slack scale (½‖w‖² + C Σ ξᵢ for P0, ½‖w‖₁ + C Σ ξᵢ for P1).
+        The lower bound: the master's optimum, n-slack scale (½‖w‖² + C Σ ξᵢ for P0, ½‖w‖₁ + C Σ ξᵢ for P1), or the
+        dual value D(α) on route ``bcfw``; −inf where the route has none (``certifies`` says so).
     dual_objective : float
         Dual value recomputed from the solver's multipliers.
     upper_bound : float
-        Best full objective seen (ξᵢ = Hᵢ(w)); ``gap`` = (upper − primal) / max(1, |upper|).
+        Best full objective seen (ξᵢ = Hᵢ(w)).
+    gap : float
+        The certificate: (upper_bound − primal_objective) / max(1, |upper_bound|), the relative distance of the
+        returned w's objective from the optimum of what ``certifies`` names; inf when no lower bound is known.
+    gap_tol : float or None
+        The gap the fit was asked to reach (None where the route takes no gap_tol).
+    certifies : str
+        What ``gap`` bounds: ``"program"`` (the optimum of the program fitted), else a sentence (a program with an
+        outer EM or variational loop certifies its last inner program only; a route with no lower bound says so).
+    route : str
+        ``"cutting-plane"``, ``"bcfw"``, ``"factored"`` or ``"subgradient"``.
     n_iter, n_cuts : int
+        Rounds of the cutting plane (passes of ``bcfw``) and cuts of the master.
     termination : str
-        ``converged``, ``max_iter`` or ``time_limit``.
+        Why the fit stopped: ``converged`` (gap ≤ gap_tol: certified — the only termination that claims it),
+        ``eps`` (the ε rule: no constraint violated by more than the ``eps`` the caller gave, with the gap still
+        above gap_tol), ``max_iter``, ``time_limit`` or ``interrupted`` (SIGINT/SIGTERM); ``gap`` says how far from
+        the optimum the result is whatever the termination.
     history : list of IterationRecord
     timings : dict
         Seconds in the oracle, Pyomo and the solver, and in total.
@@ -302,10 +317,17 @@ class Result(Predictor):
         Program-specific read-outs.
     """
 
-    def __init__(self, fmap, run, program, params, solver, slack, label_names=None, trainer=None):
+    def __init__(self, fmap, run, program, params, solver, slack, label_names=None, trainer=None, gap_tol=None):
         sol = run.solution
+        upper, lower = float(run.upper_bound), float(sol.objective)
+        gap = (upper - lower) / max(1.0, abs(upper)) if np.isfinite(upper) and np.isfinite(lower) else np.inf
+        route = sol.extra.get("route") or sol.extra.get("algorithm") or "cutting-plane"
+        certifies = sol.extra.get("certifies") or "program"
         super().__init__(fmap, sol.w, program, params, label_names,
-                         meta={"solver": solver, "slack": slack, "termination": run.termination})
+                         meta={"solver": solver, "slack": slack, "route": route, "termination": run.termination,
+                               "gap": gap if np.isfinite(gap) else None, "gap_tol": gap_tol,
+                               "upper_bound": upper if np.isfinite(upper) else None,
+                               "lower_bound": lower if np.isfinite(lower) else None, "certifies": certifies})
         self.model = run.model
         #: what trained this result (:func:`mmprog.fit`): a program's checks train the referee a paper compares it
         #: with through it (P4 against adaptive M³N, LapM³N's first step against M³N), so no program imports the face
@@ -315,11 +337,13 @@ class Result(Predictor):
         self.solution = sol
         self.xi = sol.xi
         self.alpha = sol.alpha
-        self.primal_objective = float(sol.objective)
+        self.primal_objective = lower
         self.dual_objective = None if sol.dual_objective is None else float(sol.dual_objective)
-        self.upper_bound = float(run.upper_bound)
-        self.gap = (self.upper_bound - self.primal_objective) / max(1.0, abs(self.upper_bound)) \
-            if np.isfinite(self.upper_bound) else 0.0
+        self.upper_bound = upper
+        self.gap = float(gap)
+        self.gap_tol = gap_tol
+        self.certifies = certifies
+        self.route = route
         self.n_iter = run.n_iter
         self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
         self.termination = run.termination
@@ -355,10 +379,15 @@ class Result(Predictor):
         return write_model(self.model, path, fmt)
 
     def summary(self):
+        """The run in a JSON-able dict (what ``mmprog train`` prints): ``gap`` and what it ``certifies`` beside the
+        termination; a bound or gap that is not finite (none known) is None."""
+        def finite(v):
+            return v if v is None or np.isfinite(v) else None
         return {"program": self.program, "params": self.params, "solver": self.solver, "slack": self.slack,
-                "termination": self.termination, "n_iter": self.n_iter, "n_cuts": self.n_cuts,
-                "primal_objective": self.primal_objective, "dual_objective": self.dual_objective,
-                "upper_bound": self.upper_bound, "gap": self.gap, "timings": self.timings,
+                "route": self.route, "termination": self.termination, "gap": finite(self.gap),
+                "gap_tol": self.gap_tol, "certifies": self.certifies, "n_iter": self.n_iter, "n_cuts": self.n_cuts,
+                "primal_objective": finite(self.primal_objective), "dual_objective": self.dual_objective,
+                "upper_bound": finite(self.upper_bound), "timings": self.timings,
                 "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8))}
 
     def plot_convergence(self):
@@ -378,9 +407,9 @@ class Result(Predictor):
         return write_report(self, path, **kwargs) if path else report_html(self, **kwargs)
 
     def __repr__(self):
-        s = self.summary()
-        return (f"Result(program={s['program']!r}, termination={s['termination']!r}, n_iter={s['n_iter']}, "
-                f"n_cuts={s['n_cuts']}, primal_objective={s['primal_objective']:.6g}, gap={s['gap']:.2e})")
+        return (f"Result(program={self.program!r}, route={self.route!r}, termination={self.termination!r}, "
+                f"n_iter={self.n_iter}, n_cuts={self.n_cuts}, primal_objective={self.primal_objective:.6g}, "
+                f"gap={self.gap:.2e})")
 
 
 def sha256_of(path):

@@ -379,3 +379,17 @@ def test_absent_lemma_column_drops_its_templates_and_relative_position_needs_pos
     # the saved state keeps the templates actually used
     fm2 = ArcFeatureMap.from_state(*fm.to_state())
     assert fm2.templates == fm.templates and fm2.dim == fm.dim
+
+
+def test_hold_keeps_one_datasets_arrays_until_release():
+    rng = np.random.default_rng(11)
+    train, other = random_treebank(rng, 20), random_treebank(rng, 6)
+    fm = ArcFeatureMap().fit(train)
+    fresh = fm.prepare(train)
+    fm.hold(train)
+    kept = fm.prepare(train)
+    assert fm.prepare(train) is kept                      # held: built once
+    assert (kept.data["F"] != fresh.data["F"]).nnz == 0 and np.array_equal(kept.gold, fresh.gold)
+    assert fm.prepare(other) is not kept                  # another dataset (even of equal content) is built anew
+    fm.release()
+    assert fm.prepare(train) is not kept

@@ -26,3 +26,22 @@ def test_ptb_split_by_file_reads_back_as_the_same_trees(tmp_path):
         assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert [s["form"] for s in te.sentences] == [s["form"] for s in whole.sentences[cut:]]
     assert [s["pos"] for s in tr.sentences[:50]] == [s["pos"] for s in whole.sentences[:50]]
+
+
+def test_bench_runs_mmprog_on_a_slice_and_records_its_certificates(tmp_path, capsys):
+    """A smoke run of the bench (mmprog only, 40 sentences, C chosen on the dev file): the record holds the parser's
+    and the labeller's terminations and gaps beside the scores."""
+    import json
+
+    from mmprog.bench.parse import main
+    if not (DATA / "ud_swedish_talbanken").exists():
+        pytest.skip("the shared Talbanken files are not available")
+    rec = tmp_path / "parse.json"
+    assert main(["--task", "talbanken", "--limit", "40", "--skip", "udpipe", "--data-root", str(DATA),
+                 "--mmprog-args", "--slack one --eps 1 --drop-after 10 --arc-templates mcdonald05 --dev {dev} "
+                 "--C-grid 0.01,0.1", "--record", str(rec)]) == 0
+    row, = json.loads(rec.read_text())["rows"]
+    assert row["system"] == "mmprog" and 0 < row["uas"] <= 100 and 0 < row["las"] <= row["uas"]
+    assert row["termination"] in ("converged", "eps", "max_iter") and row["gap"] >= 0
+    assert row["labeller_termination"] in ("converged", "eps", "max_iter") and row["labeller_gap"] >= 0
+    assert row["chosen"] in ("mcdonald05 C=0.01", "mcdonald05 C=0.1") and row["parser_train_seconds"] > 0

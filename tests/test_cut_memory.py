@@ -43,7 +43,8 @@ def test_fit_on_the_slice_is_unchanged_within_eps(ner_slice, monkeypatch):
 
     monkeypatch.setattr(ChainFeatureMap, "separate_sum", dense_path)
     old = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=300)
-    assert new.termination == old.termination == "converged"
+    # stopped by the ε rule they were given ("eps" while the gap is above 1e-2, "converged" when it holds too)
+    assert new.termination == old.termination and new.termination in ("eps", "converged")
     # both brackets [master optimum, primal at w] hold the optimum; the 1-slack stopping rule bounds each gap by
     # C·n·eps
     width = C * len(ner_slice) * eps
@@ -57,7 +58,8 @@ def test_bounded_working_set_reaches_the_same_objective_on_the_slice(ner_slice):
     full = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=300, drop_after=10)
     bounded = mmprog.fit(ner_slice, program="m3n", C=C, slack="one", eps=eps, max_iter=600, drop_after=10,
                          max_cuts=5)
-    assert full.termination == bounded.termination == "converged"
+    # both stopped by the ε rule they were given ("eps", or "converged" when the gap is ≤ 1e-2 by then too)
+    assert {full.termination, bounded.termination} <= {"eps", "converged"}
     assert max(h.n_active for h in bounded.history) <= 5 < max(h.n_active for h in full.history)
     ws = bounded.model.ws
     assert ws.nnz == ws.dF()[ws.active_mask()].nnz            # only the active rows are held

@@ -379,3 +379,20 @@ def test_tree_input_errors():
         tree_sum_product(np.array([-1, 7]), np.zeros((2, 2)), np.zeros((2, 2, 2)))
     with pytest.raises(DataError, match="edge_pot must have shape"):
         tree_sum_product(np.array([-1, 0]), np.zeros((2, 2)), np.zeros((2, 3, 3)))
+
+
+def test_eisner_on_long_sentences_equals_cle_when_the_best_tree_is_projective():
+    # long sentences exercise the compiled kernel's backtracking stack; planting a projective tree with a large
+    # margin makes it the best tree overall, which Chu-Liu-Edmonds (checked by enumeration above) finds as well
+    rng = np.random.default_rng(21)
+    for n in (40, 120, 250):
+        S = rng.normal(size=(n + 1, n + 1))
+        planted = np.concatenate([[-1, 0], np.arange(1, n)])        # a chain 0 → 1 → 2 → ... → n
+        S[planted[1:], np.arange(1, n + 1)] += 10 * n
+        e, c = eisner(S), chu_liu_edmonds(S)
+        assert_is_tree(e, n) and is_projective(e)
+        assert np.array_equal(e, planted) and np.array_equal(c, planted)
+    # a random long matrix: Eisner's tree is projective and never scores above the unrestricted optimum
+    S = rng.normal(size=(201, 201))
+    e, c = eisner(S), chu_liu_edmonds(S)
+    assert_is_tree(e, 200) and is_projective(e) and score(S, e) <= score(S, c) + 1e-9

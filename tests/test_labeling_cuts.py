@@ -204,7 +204,8 @@ def test_the_fit_matches_the_explicit_rows(ner_slice, monkeypatch, program, eps,
     a = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
     monkeypatch.setattr(type(get_program(program)), "reads_labeling_cuts", lambda self, model: False)
     b = mmprog.fit(small, program=program, C=C, slack="one", eps=eps, drop_after=10, max_iter=1000)
-    assert a.termination == b.termination == "converged"
+    # both stopped by the ε rule they were given ("eps"; "converged" when the gap was ≤ 1e-2 by then too), not by a limit
+    assert {a.termination, b.termination} <= {"eps", "converged"}
     assert any(isinstance(B, LabelingBlock) for _, B, _ in a.model.ws._segments)
     assert not any(isinstance(B, LabelingBlock) for _, B, _ in b.model.ws._segments)
     lower = [r.history[-1].lower_bound for r in (a, b)]
@@ -265,7 +266,8 @@ def test_the_fit_on_threads_is_the_fit_on_one(ner_slice, monkeypatch):
     monkeypatch.setattr(B, "THREAD_MIN_ROWS", 1)
     monkeypatch.setattr(B.os, "sched_getaffinity", lambda pid: {0, 1, 2})
     many = mmprog.fit(small, **kw)
-    assert one.termination == many.termination == "converged"
+    # the ε rule given stops both (named "eps" when it fires before the certificate); the same stop either way
+    assert one.termination == many.termination and one.termination in ("eps", "converged")
     assert [(h.lower_bound, h.upper_bound) for h in one.history] == \
         [(h.lower_bound, h.upper_bound) for h in many.history]
     assert np.array_equal(one.w, many.w)

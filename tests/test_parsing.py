@@ -55,26 +55,31 @@ def model(tmp_path_factory):
     train = d / "train.conllu"
     labelled_treebank(train, 40, 1)
     m = str(d / "dep")
-    err = io.StringIO()
+    err, out = io.StringIO(), io.StringIO()
     old, sys.stderr = sys.stderr, err
+    old_out, sys.stdout = sys.stdout, out
     try:
         assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--dev", "0.25",
                      "--C-grid", "0.1,1", "--out", m, "--json"]) == 0
     finally:
-        sys.stderr = old
+        sys.stderr, sys.stdout = old, old_out
     rows = [json.loads(ln) for ln in err.getvalue().splitlines() if ln.startswith("{")]
-    return m, train, rows
+    return m, train, rows, json.loads(out.getvalue())
 
 
 def test_train_chooses_c_on_dev_and_saves_the_labeller(model):
-    m, train, rows = model
+    m, train, rows, summary = model
     assert [r["C"] for r in rows] == [0.1, 1.0] and all(0 <= r["dev_uas"] <= 1 for r in rows)
+    assert all(r["gap"] >= 0 for r in rows)
+    # the labeller's own certificate is reported beside the parser's
+    lab_run = summary["labeller"]
+    assert lab_run["C"] == 0.1 and lab_run["gap"] >= 0 and lab_run["termination"] in ("converged", "eps", "max_iter")
     lab = mmprog.load(labeller_base(m) + ".json")
     assert lab.fmap.kind == "arclabels" and set(lab.fmap.label_names) == {"root", "obj", "conj", "amod"}
 
 
 def test_parse_rewrites_only_head_deprel_deps(model, tmp_path):
-    m, _, _ = model
+    m, _, _, _ = model
     raw = tmp_path / "raw.conllu"
     raw.write_bytes(RAW.encode())
     out = tmp_path / "parsed.conllu"
@@ -105,7 +110,7 @@ def test_parse_rewrites_only_head_deprel_deps(model, tmp_path):
 
 
 def test_evaluate_reports_las_beside_uas(model, capsys):
-    m, train, _ = model
+    m, train, _, _ = model
     assert main(["evaluate", "--model", m, "--data", f"conllu:{train}", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert 0 <= got["las"] <= got["uas"] <= 1 and "las_no_punct" in got
@@ -124,7 +129,7 @@ def test_labelled_scores_by_hand():
     (lambda t: t.replace("w7", "w\udcff7"), "not UTF-8"),
 ])
 def test_bad_input_is_one_line_naming_file_and_line(model, tmp_path, capsys, edit, msg):
-    m, _, _ = model
+    m, _, _, _ = model
     bad = tmp_path / "bad.conllu"
     bad.write_bytes(edit(RAW).encode("utf-8", "surrogateescape"))
     out = tmp_path / "o.conllu"
@@ -136,7 +141,7 @@ def test_bad_input_is_one_line_naming_file_and_line(model, tmp_path, capsys, edi
 
 
 def test_output_may_not_be_the_input(model, tmp_path, capsys):
-    m, _, _ = model
+    m, _, _, _ = model
     raw = tmp_path / "raw.conllu"
     raw.write_bytes(RAW.encode())
     assert main(["parse", "--model", m, "--data", f"conllu:{raw}", "--out", str(raw)]) == 2
@@ -160,3 +165,39 @@ def test_split_dev_and_selection_errors(tmp_path):
         train_treebank(ds, {"C": 1.0}, templates="mcdonald05,mst-ud")
     with pytest.raises(ParameterError, match="needs --dev"):
         train_treebank(ds, {}, C_grid=[0.1, 1.0])
+
+
+def test_projective_parser_is_saved_and_parses_projective_trees(tmp_path, capsys):
+    def is_projective(heads):
+        spans = [(min(h, m), max(h, m)) for m, h in enumerate(heads, start=1)]
+        return not any(a < c < b < d for a, b in spans for c, d in spans)
+    train = tmp_path / "train.conllu"
+    labelled_treebank(train, 20, 3)
+    m = str(tmp_path / "proj")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.1", "--C", "0.1",
+                 "--projective", "--out", m, "--json"]) == 0
+    parser = mmprog.load(m + ".json")
+    assert parser.fmap.projective
+    # on random scores a non-projective decoder often crosses arcs; the saved projective one never does
+    rng = np.random.default_rng(0)
+    parser.w = rng.normal(size=parser.w.shape)
+    ds = load_conllu(str(train))
+    assert all(is_projective(h[1:]) for h in parser.predict(ds))
+    capsys.readouterr()
+    assert main(["train", "--data", "tiny:seed=0", "--projective"]) == 2
+    assert "--projective" in capsys.readouterr().err
+
+
+def test_second_order_parser_trains_chooses_c_and_parses(tmp_path, capsys):
+    train = tmp_path / "train.conllu"
+    labelled_treebank(train, 30, 5)
+    m = str(tmp_path / "sib")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.1", "--second-order",
+                 "--dev", "0.25", "--C-grid", "0.1,1", "--out", m, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["C"] for c in out["candidates"]] == [0.1, 1.0]
+    parser = mmprog.load(m + ".json")
+    assert parser.fmap.describe()["kind"] == "siblings" and any(g.startswith("sib:") for g in parser.fmap.group_names)
+    # the chains of the file are projective and follow the tags: learnt
+    assert out["train"]["uas"] > 0.9
+    assert main(["evaluate", "--model", m, "--data", f"conllu:{train}"]) == 0

@@ -187,12 +187,15 @@ def test_quick_start_train_tag_evaluate(files, capsys):
     seqeval = pytest.importorskip("seqeval.metrics")
     d, train, test = files
     model = str(d / "ner")
+    # README's quick start runs with the default stopping rule (the certified gap) and route
     rc, out, err = _run(capsys, ["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "rich",
-                                 "--slack", "one", "--eps", "0.01", "--C", "10", "--out", model, "--json",
+                                 "--C", "10", "--out", model, "--json",
                                  "--test", f"conll:{test},columns=form/pos/ne"])
     assert rc == 0, err
     summary = json.loads(out)
     assert summary["termination"] == "converged" and summary["task"] == "chunk"
+    assert summary["gap"] <= summary["gap_tol"] == 1e-2
+    assert json.loads((d / "ner.json").read_text())["meta"]["gap"] == summary["gap"]     # the saved model keeps it
     tagged = d / "tagged.txt"
     rc, _, err = _run(capsys, ["tag", "--model", model, "--data", f"conll:{test}", "--out", str(tagged)])
     assert rc == 0, err

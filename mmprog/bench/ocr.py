@@ -23,6 +23,7 @@ import tempfile
 import time
 
 import numpy as np
+from ..engine.records import relative_gap
 
 #: SVM^hmm V3.10 on this machine, measured before this bench could run it (engine issue): primal objective and wall
 #: seconds of ``svm_hmm_learn -c 100 -e EPS --t 1 --e 0`` on fold 0
@@ -100,6 +101,7 @@ def _child(args):
                      oracle=args.oracle, n_jobs=args.n_jobs)
     fit_s = time.perf_counter() - t
     print(json.dumps({"objective": res.primal_objective, "upper": res.upper_bound, "iters": res.n_iter,
+                      "termination": res.termination, "gap": res.gap,
                       "cuts": res.n_cuts, "fit_s": fit_s, "solver": res.solver,
                       "timings": res.timings, "test_err": res.evaluate(te)["token_error"]}))
     return 0
@@ -245,7 +247,8 @@ def main(argv=None):
                          "objective": r["objective"], "upper": r["upper"], "iters": r["iters"], "wall_s": wall,
                          "cpu_s": cpu, "peak_mb": peak, "fit_s": r["fit_s"], "oracle_s": tm["oracle"],
                          "pyomo_s": tm["pyomo"], "solver_s": tm["solver"], "test_err": r["test_err"],
-                         "solver": r["solver"]})
+                         "solver": r["solver"], "termination": r.get("termination"),
+                         "gap": relative_gap(r["upper"], r["objective"])})
             if args.svmhmm:
                 log = os.path.join(tmp, f"svmhmm_{eps}.log")
                 wall, cpu, peak, rc = measure_process([args.svmhmm, "-c", "100", "-e", repr(eps), "--t", "1", "--e", "0",

@@ -62,7 +62,7 @@ def main(argv=None):
         rows.append({"system": f"mmprog oracle={backend}", "setting": f"{args.task} m3n 1-slack C={C:g}",
                      "rounds": res.n_iter, "oracle_s_per_round": res.timings["oracle"] / k,
                      "round_s": res.timings["total"] / k, "fit_wall_s": wall, "fit_cpu_s": cpu,
-                     "objective": res.primal_objective})
+                     "objective": res.primal_objective, "termination": res.termination, "gap": res.gap})
     if args.record:
         from . import record
         record.write(args.record, "oracle", rows, argv=argv,

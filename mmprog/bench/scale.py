@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 from .ner import bench_parser, run_mmprog
+from ..engine.records import relative_gap
 
 
 def main(argv=None):
@@ -45,7 +46,7 @@ def main(argv=None):
                      "joint_features": r["dim"], "rounds": r["iters"], "s_per_round": r["fit_s"] / k,
                      "oracle_s_per_round": r["timings"]["oracle"] / k, "fit_s": r["fit_s"], "cpu_s": cpu,
                      "cut_nnz_max": r["max_cut_nnz"], "peak_mb": peak, "objective": r["objective"],
-                     "termination": r["termination"]})
+                     "termination": r["termination"], "gap": relative_gap(r["upper"], r["objective"])})
     if args.record:
         from . import record
         record.write(args.record, "scale", rows, argv=argv,

@@ -146,8 +146,12 @@ def training_arguments(p):
     p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
     p.add_argument("--slack", default=None, choices=["n", "one"], help="default: the program's own (n, or one "
                    "for mtl/pblock)")
-    p.add_argument("--eps", type=float, default=1e-3)
-    p.add_argument("--max-iter", type=int, default=500)
+    p.add_argument("--eps", type=float, default=None,
+                   help="the epsilon rule, an option of the cutting plane: stop once no constraint is violated by "
+                        "more than EPS; the summary's termination is then 'eps' unless the gap is <= 1e-2 too "
+                        "('converged'). Default: the certified gap alone (--gap-tol) stops the fit")
+    p.add_argument("--max-iter", type=int, default=None, help="rounds of the cutting plane (default 500), passes of "
+                   "bcfw (default 10000)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="program parameter (repeatable)")
 
 

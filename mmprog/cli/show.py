@@ -17,8 +17,9 @@ def add_arguments(p):
     p.add_argument("--C", type=float, default=1.0)
     p.add_argument("--solver", default=None)
     p.add_argument("--slack", default="n", choices=["n", "one"])
-    p.add_argument("--eps", type=float, default=1e-3)
-    p.add_argument("--max-iter", type=int, default=500, help="stop after this many rounds (watch it grow)")
+    p.add_argument("--eps", type=float, default=None, help="the epsilon rule (an option; default: the certified gap "
+                   "1e-2 stops the fit)")
+    p.add_argument("--max-iter", type=int, default=None, help="stop after this many rounds (watch it grow)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
     p.add_argument("--cuts", type=int, default=3, help="how many of the newest cuts to print")
     p.add_argument("--dual", action="store_true", help="also build the explicit dual model and print it")
@@ -68,8 +69,9 @@ def run(args):
             out["dual"] = families(dm)
         print_result(out, True)
         return 0
-    print(f"{res.program}: {res.n_iter} rounds, {res.n_cuts} cuts, {res.termination}, objective "
-          f"{res.primal_objective:.8g}")
+    gap = getattr(res, "gap", None)
+    print(f"{res.program}: {res.n_iter} rounds, {res.n_cuts} cuts, {res.termination}"
+          + (f" (gap {gap:.2e})" if gap is not None else "") + f", objective {res.primal_objective:.8g}")
     print(show_model(res.model, n_cuts=args.cuts))
     if dm is not None:
         print("\nexplicit dual:")

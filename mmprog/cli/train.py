@@ -18,13 +18,24 @@ ORDER = 10
 def add_arguments(p):
     training_arguments(p)
     p.add_argument("--test", default=None, help="data spec of a test set")
-    p.add_argument("--dev", default=None, metavar="SPEC|FRACTION", help="dependency data: choose C (--C-grid) and "
-                   "--arc-templates by UAS on this data spec or held-out fraction of --data")
+    p.add_argument("--dev", default=None, metavar="SPEC|FRACTION", help="choose C (--C-grid) on this data spec or "
+                   "held-out fraction of --data (its last sentences): by UAS for dependency data (and "
+                   "--arc-templates), by the task's F1 (chunks, entities) or token accuracy for token text "
+                   "(--templates); the chosen C is then trained on the rest")
     p.add_argument("--C-grid", default=None, type=lambda v: [float(c) for c in v.split(",")], metavar="C1,C2,...",
-                   help="with --dev: the C to try (default 0.1,0.3,1)")
+                   help="with --dev: the C to try (default 0.1,0.3,1); every C's dev score is printed")
+    p.add_argument("--route", default="auto", choices=["auto", "cutting-plane", "bcfw"],
+                   help="how the program is solved: bcfw (block-coordinate Frank-Wolfe on P0's dual: m3n, n-slack, "
+                        "the chain maps it covers), cutting-plane (every program), auto (default): bcfw where it "
+                        "covers the fit and no cutting-plane option (--solver, --eps, --drop-after, --stabilise, "
+                        "--checkpoint, ...) is given")
     p.add_argument("--arc-templates", default=None, metavar="PRESET[,PRESET]",
                    help="dependency data: arc template preset (mcdonald05, mcdonald05+cpos, mst-ud); several are "
                         "chosen among on --dev")
+    p.add_argument("--projective", action="store_true", help="dependency data: projective trees (Eisner) in "
+                   "training and parsing, instead of Chu-Liu-Edmonds' non-projective ones")
+    p.add_argument("--second-order", action="store_true", help="dependency data: adjacent-sibling factors beside "
+                   "the arcs (McDonald & Pereira 2006), projective trees by the exact second-order Eisner algorithm")
     p.add_argument("--templates", default=None, metavar="PRESET|FILE", help="train on token text (conll:FILE): "
                    "features from a CRF++ template file or a preset (ner, tp1, tp2, rich, chunk); see mmprog.tagging")
     p.add_argument("--min-count", type=int, default=1, help="with --templates: keep features seen this often")
@@ -62,7 +73,9 @@ def add_arguments(p):
                    help="with --stabilise in-out: also evaluate the full objective at M points between the master's "
                         "point and the best point, which may move the best point (default 0)")
     p.add_argument("--gap-tol", type=float, default=None,
-                   help="also stop once (upper - lower) / max(1, |upper|) <= GAP_TOL")
+                   help="the stopping rule: stop ('converged') once the certified relative gap (upper - lower) / "
+                        "max(1, |upper|) is <= GAP_TOL (default 1e-2; with --eps and no --gap-tol the epsilon rule "
+                        "alone stops the fit)")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue the fit saved in CHECKPOINT (same --data; program and parameters from it)")
     p.add_argument("--oracle", default="serial", choices=["serial", "thread", "process", "dask"])
@@ -131,16 +144,19 @@ def run(args):
               max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
               client=args.client, show=show, show_every=args.show_every, progress=not args.json,
               drop_after=args.drop_after, max_cuts=args.max_cuts, order=args.order, transitions=args.transitions,
-              **long_run, **extra)
+              route=args.route, **long_run, **extra)
     trees = getattr(ds, "heads", None) is not None
     if trees:       # dependency data: the parser chosen on --dev, then the labeller (mmprog.parsing)
         from .. import parsing
         res, labeller, info = parsing.train_treebank(
             ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
+            projective=args.projective, second_order=args.second_order,
             report=lambda row: print(json.dumps(row), file=sys.stderr))
-    elif args.dev or args.arc_templates or args.C_grid:
+    elif args.dev or args.arc_templates or args.C_grid or args.projective or args.second_order:
         from ..exceptions import ParameterError
-        raise ParameterError("--dev, --arc-templates and --C-grid are for dependency data (conllu:/conllx:)")
+        raise ParameterError("--dev and --C-grid choose C for dependency data (conllu:/conllx:) and token text "
+                             "(--templates); --arc-templates, --projective and --second-order are for dependency "
+                             "data")
     else:
         res = mmprog.fit(ds, **kw)
     out = res.summary()
@@ -204,16 +220,23 @@ def train_text(args):
     if not hasattr(corpus, "sentences") or hasattr(corpus, "heads") or not hasattr(corpus, "labels"):
         raise ParameterError(f"--templates needs token text (a conll or sighan spec); {args.data!r} loads a "
                              f"{type(corpus).__name__}")
+    if args.arc_templates:
+        raise ParameterError("--arc-templates is for dependency data (conllu:/conllx:); drop it")
     extra = program_params(args)
     long_run = long_run_options(args)
     t0 = time.perf_counter()
-    res = fit_text(corpus, templates=read_templates(args.templates), min_count=args.min_count,
-                   lexicons=lexicons(args.lexicon), tag_scheme=args.tag_scheme,
-                   program=args.program, C=args.C, solver=args.solver, slack=args.slack, eps=args.eps,
-                   max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
-                   client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json, order=args.order,
-                   transitions=args.transitions, **long_run, **extra)
+    kw = dict(templates=read_templates(args.templates), min_count=args.min_count, lexicons=lexicons(args.lexicon),
+              tag_scheme=args.tag_scheme, program=args.program, solver=args.solver, slack=args.slack, eps=args.eps,
+              max_iter=args.max_iter, time_limit=args.time_limit, oracle=args.oracle, n_jobs=args.n_jobs,
+              client=args.client, drop_after=args.drop_after, max_cuts=args.max_cuts, progress=not args.json,
+              order=args.order, transitions=args.transitions, route=args.route, **long_run, **extra)
+    info = {}
+    if args.dev or args.C_grid:
+        res, info = select_C_text(corpus, args, kw)
+    else:
+        res = fit_text(corpus, C=args.C, **kw)
     out = res.summary()
+    out.update(info)
     out["train_seconds"] = round(time.perf_counter() - t0, 2)
     out["n_input_features"] = res.meta["n_input_features"]
     out["task"] = res.meta["task"]
@@ -234,3 +257,63 @@ def train_text(args):
         print_result(out, False)
         if test is not None:
             print(format_scores(test))
+
+
+def split_text(corpus, dev):
+    """(train, dev) token corpora from ``--dev``: a fraction in (0, 1) holds out the last sentences of ``corpus`` (in
+    file order, as for dependency data: :func:`mmprog.parsing.split_dev`), else a data spec of labelled token text."""
+    from ..datasets.registry import load_spec
+    from ..exceptions import ParameterError
+    try:
+        frac = float(dev)
+    except (TypeError, ValueError):
+        frac = None
+    if frac is None:
+        held = load_spec(dev)
+        if not hasattr(held, "sentences") or hasattr(held, "heads") or getattr(held, "labels", None) is None:
+            raise ParameterError(f"--dev {dev!r} is not labelled token text; give a conll:FILE spec or a fraction")
+        return corpus, held
+    n = len(corpus)
+    k = int(round(frac * n))
+    if not 0.0 < frac < 1.0 or k < 1 or k >= n:
+        raise ParameterError(f"--dev as a fraction must be in (0, 1) and leave at least one sentence on each side of "
+                             f"the {n}; got {dev!r}")
+    import numpy as np
+    return corpus[np.arange(n - k)], corpus[np.arange(n - k, n)]
+
+
+def select_C_text(corpus, args, fit_kw):
+    """``--dev``/``--C-grid`` on token text: one fit per C (increasing, each warm-started from the previous one where
+    the route allows: bcfw's α scaled to the next C), scored on the held-out sentences by the task's F1; the best is
+    returned (trained on the rest). Every C's row goes to stderr as it finishes and into ``candidates``."""
+    from ..exceptions import ParameterError
+    from ..parsing import DEFAULT_C_GRID
+    from ..tagging import fit_text, score_text
+    train, held = (corpus, None) if args.dev is None else split_text(corpus, args.dev)
+    Cs = sorted(args.C_grid or DEFAULT_C_GRID)
+    if held is None and len(Cs) > 1:
+        raise ParameterError("--C-grid lists several C; choosing among them needs --dev")
+    if args.C is not None and args.dev is not None:
+        raise ParameterError("--C fixes C; with --dev the C is chosen among --C-grid: drop --C")
+    rows, best, best_score, prev = [], None, -1.0, None
+    for C in Cs:
+        t0 = time.perf_counter()
+        res = fit_text(train, C=C, warm_start=prev, **fit_kw)
+        row = {"C": C, "route": res.route, "termination": res.termination, "gap": res.gap, "n_iter": res.n_iter,
+               "warm_start": prev is not None and res.route == "bcfw", "seconds": round(time.perf_counter() - t0, 1)}
+        if held is not None:
+            sc = score_text(res, held)
+            row["dev_f1"] = sc["f1"]
+            if sc["f1"] > best_score:
+                best, best_score = res, sc["f1"]
+        else:
+            best = res
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        if res.termination == "interrupted":
+            return res, {"candidates": rows}
+        prev = res
+    info = {"candidates": rows, "chosen_C": best.params["C"]}
+    if held is not None:
+        info["dev_sentences"] = len(held)
+    return best, info

@@ -600,3 +600,20 @@ def _restore(saved, C, n, offsets, lab, alpha, loss, cnt, gold):
         cnt[i] = c + 1
     # the gold slot carries what is left of C (rounding may leave −1e-16)
     alpha[:, 0] = np.maximum(alpha[:, 0], 0.0)
+
+
+def covers(program, fmap, prepared, slack="n"):
+    """Whether this route solves ``program`` on ``fmap`` over ``prepared`` (the capability :func:`mmprog.fit`'s
+    ``route="auto"`` asks before choosing it): (True, "") or (False, why not, one line).
+
+    Covered: P0 (program ``m3n``) in the n-slack form on what :func:`fit` takes (see the module docstring).
+    """
+    if getattr(program, "name", None) != "m3n":
+        return False, f"route 'bcfw' solves P0 (program m3n), not {getattr(program, 'name', program)!r}"
+    if slack not in (None, "n"):
+        return False, "route 'bcfw' solves P0's n-slack dual; the 1-slack form is the cutting plane's"
+    try:
+        _chain_arrays(fmap, prepared)
+    except (ParameterError, DataError) as e:
+        return False, str(e)
+    return True, ""

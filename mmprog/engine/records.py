@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 #: The terminations a fit can end with.
-TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
+TERMINATIONS = ("converged", "eps", "max_iter", "time_limit", "interrupted")
 
 
 @dataclass

@@ -198,8 +198,12 @@ class ProjectedSubgradient:
         hinge = np.maximum(hinge, 0.0)
         risk = float(hinge.mean())
         self.timings["total"] = time.perf_counter() - self.t_start
-        sol = Solution(w=w, xi=hinge, alpha=np.zeros(0), objective=risk, dual_objective=None,
+        # the method has no lower bound on the ball's optimum: none is claimed (−∞, so the gap reads ∞, not 0); the
+        # risk at w is the upper bound
+        sol = Solution(w=w, xi=hinge, alpha=np.zeros(0), objective=-np.inf, dual_objective=None,
                        extra={"algorithm": "subgradient", "radius": float(self.radius), "hinge_risk": risk,
+                              "certifies": "nothing: the projected sub-gradient method has no lower bound (its "
+                                           "upper_bound is the hinge risk at w)",
                               "l1_norm": float(np.abs(w).sum()), "eta0": float(self.eta) if self.eta is not None
                               else None, "steps": self.step, **{k: v for k, v in s.items() if k != "eta0"}})
         return EngineRun(model=None, solution=sol, history=self.history, termination=termination,

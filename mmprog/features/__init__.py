@@ -55,13 +55,16 @@ def rebuild(desc, arrays, n_weights=None):
     if kind == "arcs":
         from .arcs import ArcFeatureMap
         return ArcFeatureMap.from_state(desc, arrays)
+    if kind == "siblings":
+        from .siblings import SiblingFeatureMap
+        return SiblingFeatureMap.from_state(desc, arrays)
     if kind == "arclabels":
         from .arc_labels import ArcLabelFeatureMap
         return ArcLabelFeatureMap.from_state(desc, arrays)
     if kind == "hierarchy":
         from .hierarchy import HierarchyFeatureMap
         return HierarchyFeatureMap.from_description(desc, arrays)
-    raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs, hierarchy")
+    raise ModelFileError(f"unknown feature map kind {kind!r} in saved model; known: chain, arcs, siblings, arclabels, hierarchy")
 
 
 def _check_chain_layout(desc, arrays, n_weights):

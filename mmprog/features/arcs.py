@@ -318,6 +318,30 @@ class ArcFeatureMap:
             ids[f] = arr
         return lengths, base, ids
 
+    def encode(self, dataset):
+        """Value ids of the fitted fields, a root slot before every sentence (what templates over other parts —
+        :mod:`mmprog.features.siblings` — read).
+
+        Returns
+        -------
+        lengths : ndarray (S,) int64
+        base : ndarray (S,) int64
+            Slot of each sentence's root; token m of sentence i is slot ``base[i] + m``.
+        ids : dict field letter -> ndarray (Σ(n_i+1),) int64
+            Value ids, -1 for a value not seen in training; ids < 3 are ``<root>``, ``STR``, ``END``.
+        """
+        self._check_fitted()
+        return self._encode(dataset, fitting=False)
+
+    def vocabulary_size(self, f):
+        """Number of value ids of field ``f`` (the three special symbols included)."""
+        self._check_fitted()
+        return self._radix[f]
+
+    def value_name(self, f, a):
+        """The string of value id ``a`` of field ``f``."""
+        return self._value_name(f, a)
+
     # ------------------------------------------------------------------ keys of arcs
     def _keys(self, t, ctx):
         """Feature keys (int64, -1 = unknown value) of template t for every arc of ``ctx`` — or, for a template with
@@ -484,6 +508,9 @@ class ArcFeatureMap:
             ((n_i+1)², dim) block.
         """
         self._check_fitted()
+        held = getattr(self, "_held", None)
+        if held is not None and held[0] is dataset:
+            return held[1]
         if len(dataset) == 0:
             raise DataError("the dataset is empty; pass at least one sentence")
         lengths, base, ids = self._encode(dataset, fitting=False)
@@ -517,6 +544,16 @@ class ArcFeatureMap:
             pos = np.concatenate([np.arange(1, n + 1) for n in lengths])
             gold[sent, pos] = np.concatenate([np.asarray(h, dtype=np.int64) for h in dataset.heads])
         return Prepared(n=S, lengths=lengths, gold=gold, data={"F": F, "row_offsets": row_offsets})
+
+    def hold(self, dataset):
+        """Keep ``dataset``'s :meth:`prepare` until :meth:`release`: fits at several C on the same training set
+        (model selection on a dev set) build its arc matrix — the costly part of a fit's set-up — once."""
+        self._held = None
+        self._held = (dataset, self.prepare(dataset))
+
+    def release(self):
+        """Forget the arrays kept by :meth:`hold`."""
+        self._held = None
 
     def _chunk_matrix(self, ctx, rows, n_rows):
         """CSR (n_rows, dim) of the arcs of one chunk, built without sorting: arcs come in row order and template

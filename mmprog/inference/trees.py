@@ -288,80 +288,8 @@ def chu_liu_edmonds_batch(list_of_scores):
 # Eisner
 # ----------------------------------------------------------------------------------------------------------------
 
-_CR, _CL, _IR, _IL, _BI, _BCR, _BCL, _S, _ST = range(9)  # slots of the stacked Eisner tables
-
-
-def _eisner_tables(S):
-    """Fill Eisner's span tables for a batch of prepared score matrices S (Bn, N, N); return the split tables.
-
-    All spans of one width w are processed together: for every table M two band views are built once,
-    ``R[b, s, j] = M[b, s, s+j]`` (a row read along the span) and ``V[b, w', s, j] = M[b, s+j, s+w']`` (a column),
-    so that the candidates of all spans of width w and all their split points are one (Bn, N−w, w) block obtained
-    by basic slicing, and each width costs a fixed number of numpy calls. Tables, for s < t:
-    Ir[s, t] incomplete span with arc s → t, Il[s, t] incomplete span with arc t → s, Cr[s, t] complete span headed
-    by s, Cl[s, t] complete span headed by t; bI, bCr, bCl hold their best split points (as floats).
-    """
-    Bn, N, _ = S.shape
-    slot = Bn * N * N
-    # 9 stacked tables plus 3 spare tables so that the band views never reach past the allocation
-    flat = np.empty((9 * Bn + 3) * N * N)
-    tables = flat[:9 * slot].reshape(9, Bn, N, N)
-    tables[:4] = -np.inf
-    tables[4:7] = 0.0
-    tables[_S] = S
-    tables[_ST] = S.transpose(0, 2, 1)
-    it = flat.itemsize
-    R = np.lib.stride_tricks.as_strided(flat, (9, Bn, N, N), (slot * it, N * N * it, (N + 1) * it, it))
-    V = np.lib.stride_tricks.as_strided(flat, (9, Bn, N, N, N),
-                                        (slot * it, N * N * it, it, (N + 1) * it, N * it))
-    R[_CR, :, :, 0] = 0.0  # single-word complete spans
-    R[_CL, :, :, 0] = 0.0
-    for w in range(1, N):
-        m = N - w
-        # Ir/Il[s, s+w] = max_{j<w} Cr[s, s+j] + Cl[s+j+1, s+w]  (+ the arc's score s → s+w or s+w → s)
-        cand = R[_CR, :, :m, :w] + V[_CL, :, w - 1, 1:m + 1, :w]
-        R[_BI, :, :m, w] = cand.argmax(axis=2)
-        np.add(cand.max(axis=2)[None], R[_S:_ST + 1, :, :m, w], out=R[_IR:_IL + 1, :, :m, w])
-        # Cr[s, s+w] = max_{1<=j<=w} Ir[s, s+j] + Cr[s+j, s+w]
-        cand = R[_IR, :, :m, 1:w + 1] + V[_CR, :, w - 1, 1:m + 1, :w]
-        np.add(cand.argmax(axis=2), 1, out=R[_BCR, :, :m, w], casting="unsafe")
-        np.maximum.reduce(cand, axis=2, out=R[_CR, :, :m, w])
-        # Cl[s, s+w] = max_{0<=j<w} Cl[s, s+j] + Il[s+j, s+w]
-        cand = R[_CL, :, :m, :w] + V[_IL, :, w, :m, :w]
-        R[_BCL, :, :m, w] = cand.argmax(axis=2)
-        np.maximum.reduce(cand, axis=2, out=R[_CL, :, :m, w])
-    return tables[_BI], tables[_BCR], tables[_BCL]
-
-
-def _eisner_backtrack(n, bI, bCr, bCl):
-    """Heads (n+1,) of the best tree of one sentence from its split tables (iterative, O(n))."""
-    heads = np.full(n + 1, -1, dtype=np.int64)
-    stack = [(0, n, "Cr")]
-    while stack:
-        s, t, kind = stack.pop()
-        if s == t:
-            continue
-        if kind == "Cr":
-            r = s + int(bCr[s, t])
-            stack.append((s, r, "Ir"))
-            stack.append((r, t, "Cr"))
-        elif kind == "Cl":
-            r = s + int(bCl[s, t])
-            stack.append((s, r, "Cl"))
-            stack.append((r, t, "Il"))
-        else:  # incomplete span: the arc, then the two complete halves
-            if kind == "Ir":
-                heads[t] = s
-            else:
-                heads[s] = t
-            r = s + int(bI[s, t])
-            stack.append((s, r, "Cr"))
-            stack.append((r + 1, t, "Cl"))
-    return heads
-
-
 def eisner(scores):
-    """Best projective dependency tree (Eisner's O(n³) dynamic program, maximisations vectorised).
+    """Best projective dependency tree (Eisner's O(n³) dynamic program, compiled).
 
     Parameters
     ----------
@@ -378,28 +306,21 @@ def eisner(scores):
 
 
 def eisner_batch(list_of_scores):
-    """:func:`eisner` for a list of sentences, run as padded batches (one vectorised DP per chunk of sentences).
-
-    Sentences are sorted by length and cut into chunks of bounded memory, each padded to its longest; a sentence's
-    best tree only depends on spans inside [0, n], so padding never reaches it. Cost O(B N³) arithmetic in O(N)
-    vectorised steps per chunk; the O(n) backtracking runs per sentence.
+    """:func:`eisner` for a list of sentences (the compiled kernel :func:`mmprog.inference._eisner1.eisner_one`,
+    one call per sentence).
 
     Returns
     -------
     list of ndarray of int64
         heads (n_i+1,) per sentence, in input order.
     """
-    mats = [_check_scores(s) for s in list_of_scores]
-    out = [None] * len(mats)
-    sizes = np.array([S.shape[0] for S in mats], dtype=np.int64)
-    for chunk in _length_chunks(sizes, _CHUNK_ELEMENTS):
-        N = int(sizes[chunk].max())
-        S = np.zeros((len(chunk), N, N))
-        for k, i in enumerate(chunk):
-            S[k, :sizes[i], :sizes[i]] = mats[i]
-        bI, bCr, bCl = _eisner_tables(S)
-        for k, i in enumerate(chunk):
-            out[i] = _eisner_backtrack(int(sizes[i]) - 1, bI[k], bCr[k], bCl[k])
+    from ._eisner1 import eisner_one
+    out = []
+    for scores in list_of_scores:
+        S = _check_scores(scores)
+        heads = np.empty(S.shape[0], dtype=np.int64)
+        eisner_one(S, heads)
+        out.append(heads)
     return out
 
 

@@ -213,7 +213,8 @@ class AdapM3N(DiagonalM3N):
                 termination = er.termination
                 break
             if change <= self.beta_tol:
-                termination = "converged"
+                # the EM fixed point; "converged" only with the last QP (5) certified (its gap ≤ gap_tol)
+                termination = "converged" if er.termination == "converged" else er.termination
                 break
         sol = er.solution
         used_beta = self.beta_of(model.metric)
@@ -223,6 +224,8 @@ class AdapM3N(DiagonalM3N):
         hinge_sum = float(np.maximum(hinge, 0.0).sum())
         sol.w = w
         sol.extra.update(
+            certifies="the last EM round's QP (5) at its β (KDD 2009, Algorithm 3); the EM loop has no lower bound on "
+                      "P4 itself (p4_objective is P4 at the returned w)",
             beta=beta, gamma=gamma, beta_history=np.array(betas), em_history=rounds,
             removed=int(np.sum(beta == 0)), em_rounds=len(rounds),
             p3_objective=self.lam * float(gamma @ gamma) + self.C * hinge_sum,

@@ -365,13 +365,16 @@ class LapM3N(DiagonalM3N):
             if t < self.n_iter:
                 sigma = self.update_sigma(sigma, w)
         sol = er.solution
-        sol.extra.update(sigma=model.metric.copy(), sigma_history=np.array(sigmas),
+        if termination == "converged":
+            termination = er.termination       # the last step's QP (6): "converged" only when its gap holds
+        sol.extra.update(certifies="the last variational step's QP (6) at its Σ (ICML 2008, Algorithm 1); the "
+                                   "variational loop has no lower bound on the LapM³N objective itself",
+                         sigma=model.metric.copy(), sigma_history=np.array(sigmas),
                          variational_history=steps, inner_terminations=[s["termination"] for s in steps])
         timings["total"] = time.perf_counter() - t_start
         er.history = history
         er.timings = timings
-        if termination in ("time_limit", "interrupted"):
-            er.termination = termination
+        er.termination = termination
         er.n_iter = sum(s["n_iter"] for s in steps)
         return er
 

@@ -923,9 +923,9 @@ class PoMEN(M3N):
             orc.close()
         return run, np.maximum(hinge, 0.0)
 
-    def fit(self, oracle, engine, *, solver, slack="n", eps=1e-3, max_iter=500, time_limit=None, drop_after=None,
+    def fit(self, oracle, engine, *, solver, slack="n", eps=None, max_iter=500, time_limit=None, drop_after=None,
             progress=False, show=None, show_every=None, snapshot_iters=(), solve_options=None,
-            solve_time_limit=None):
+            solve_time_limit=None, gap_tol=None):
         """Run the EM alternation; returns the :class:`~mmprog.engine.records.EngineRun` of the last Step 1 with the
         EM read-outs in ``solution.extra`` (``em_history``, ``em_objective``, ``hidden_marginals``) and the h₂
         predictor map in ``feature_map``."""
@@ -946,6 +946,8 @@ class PoMEN(M3N):
                          snapshot_iters=snapshot_iters, solve_options=solve_options)
         if solve_time_limit is not None:
             engine_kw["solve_time_limit"] = solve_time_limit
+        if gap_tol is not None:
+            engine_kw["gap_tol"] = gap_tol
         self._dims = Dims(n=prepared.n, dim=base.dim, n_slacks=prepared.n if slack == "n" else 1,
                           groups=base.groups, group_names=base.group_names)
         self._seed = None
@@ -999,6 +1001,8 @@ class PoMEN(M3N):
         timings["total"] = time.perf_counter() - self._t_start
         hidden_marginals = [q[structure.offsets[i]:structure.offsets[i + 1]] for i in range(structure.n)]
         run.solution.extra.update({
+            "certifies": "the last Step 1, the M³N (10) on the expected features of the last p(z) (NIPS 2008); the "
+                         "EM alternation has no lower bound on P2 itself (em_objective holds its values)",
             "hidden_marginals": hidden_marginals, "em_history": em,
             "em_objective": [e["objective"] for e in em if e["round"] >= 0], "prior": prior.spec(),
             "n_em": rounds})
