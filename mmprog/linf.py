@@ -25,7 +25,9 @@ from .programs.linf import KernelSamples, LInf, TensorSamples, check_nonnegative
 from .programs.linf.perceptron import PerceptronResult, set_perceptron
 from .programs.linf.prediction import bounded_simplex, resolve_g, select_sets, set_prf
 
-__all__ = ["LInfMaxMargin", "LInfFitResult", "LInfRun", "solve_linf", "bounded_simplex", "select_sets",
+# LInfRun is importable but not in __all__: it is the engine's SampleRun, documented there; listed here, Sphinx's
+# viewcode took mmprog.linf as the home of every name of mmprog.engine.sample_generation and broke their source links
+__all__ = ["LInfMaxMargin", "LInfFitResult", "solve_linf", "bounded_simplex", "select_sets",
            "set_perceptron", "PerceptronResult", "set_prf", "resolve_g"]
 
 #: what :func:`solve_linf` returns (:class:`mmprog.engine.sample_generation.SampleRun`)
