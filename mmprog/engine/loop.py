@@ -41,11 +41,10 @@ log = logging.getLogger("mmprog.engine.loop")
 
 
 #: The default of ``gap_tol``: the fit is certified within 1 % of its program's optimum (relative to the full
-#: objective). Measured by ``python -m mmprog.bench gaptol`` (P0, C = 1, first 2,000 CoNLL-2000 sentences, rich
-#: templates, route bcfw, test F1 on the whole test file): gap_tol 1e-1, 3e-2, 1e-2, 3e-3, 1e-3 gave F1 91.99, 91.99,
-#: 91.98, 91.97, 91.97 for 42, 79, 106, 135, 188 s on a busy machine — F1 does not move below 1e-1, so tighter costs
-#: time for nothing; 1e-2 rather than 1e-1 because the certificate is also the promise that two back ends' answers
-#: agree to within it (issue 37 asks for 1e-2 or tighter), at 2.5× the time of 1e-1.
+#: objective). Chosen by ``python -m mmprog.bench gaptol`` (record docs/records/gaptol.json: P0, C = 1, the first
+#: 2,000 CoNLL-2000 sentences, rich templates, test F1 against gap_tol from 1e-1 to 1e-3): F1 does not move over that
+#: range, so tighter costs time for nothing; 1e-2 rather than 1e-1 because the certificate is also the promise that
+#: two back ends' answers agree to within it (issue 37 asks for 1e-2 or tighter).
 DEFAULT_GAP_TOL = 1e-2
 
 #: Without ``eps``, the violation a cut must exceed to be added (the n-slack scale's losses are counts): a floor
