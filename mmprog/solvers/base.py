@@ -362,6 +362,9 @@ class Solver:
     global_optimizer : bool
         Whether it proves global optimality on NLPs (spatial branch-and-bound: exact but slow on smooth convex
         problems a local solver settles in milliseconds).
+    lp_tolerance : float
+        The relative accuracy it reaches on an LP's optimum and multipliers (simplex codes: rounding, checked at 1e-7;
+        interior-point methods stop at their own barrier tolerance): what a check of its answer may demand.
     persistent : bool
         Whether :meth:`persistent_handle` returns a handle (cuts added to the solver's own model, warm re-solves).
     description : str
@@ -374,6 +377,7 @@ class Solver:
     capabilities: frozenset = frozenset()
     gives_duals = True
     global_optimizer = False
+    lp_tolerance = 1e-7
     persistent = False
     description = ""
     install = ""

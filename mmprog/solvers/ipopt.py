@@ -49,6 +49,7 @@ class IpoptSolver(Solver):
     capabilities = frozenset({ProblemClass.LP, ProblemClass.QP, ProblemClass.QCQP, ProblemClass.SOCP,
                               ProblemClass.NLP})
     gives_duals = True
+    lp_tolerance = 1e-5        # an interior-point method: optimum and multipliers to its barrier tolerance
     persistent = False
     description = "Ipopt interior point (cyipopt via Pyomo's PyNumero, or an ipopt executable): LP, QP, QCQP, NLP"
     install = ("pip install 'mmprog[ipopt]' (cyipopt) and " + "make PyNumero's ASL library findable, or put an "

@@ -78,13 +78,17 @@ def linf_checks(ctx):
     run, samples, b = res.run, res.samples, res.params["b"]
     t = float(run.objective)
     solvers = list(ctx.solvers or ["highs"])
-    # interior-point solvers (Ipopt) reach an LP's optimum to ~1e-7 relative, the simplex codes to rounding: the
-    # program's rows are taken at 1e-7 for the latter and 1e-5 for the former (solver-named rows only)
-    interior = [n for n in solvers if n == "ipopt"]
-    exact = [n for n in solvers if n not in interior]
-    rows = checks.linf_checks(run, samples, solvers=exact, tol=1e-7)
-    for name in interior:
-        rows += [r for r in checks.linf_checks(run, samples, solvers=[name], tol=1e-5) if f"({name})" in r["statement"]]
+    # the program's rows at 1e-7 (simplex codes reach an LP's optimum to rounding); a solver that declares a looser
+    # accuracy (Solver.lp_tolerance: an interior-point method's barrier tolerance) has its own rows at that one
+    from ...solvers import get_solver
+    strict = 1e-7
+    tolerance = {n: get_solver(n).lp_tolerance for n in solvers}
+    exact = [n for n in solvers if tolerance[n] <= strict]
+    rows = checks.linf_checks(run, samples, solvers=exact, tol=strict)
+    for name in solvers:
+        if name not in exact:
+            rows += [r for r in checks.linf_checks(run, samples, solvers=[name], tol=tolerance[name])
+                     if f"({name})" in r["statement"]]
     for row in rows:
         yield Check(**{"program": ctx.name, **row})
     alpha = np.asarray(run.alpha, dtype=np.float64)
