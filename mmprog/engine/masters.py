@@ -95,7 +95,7 @@ class GramDualDAQPRoute:
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
         from .daqp_native import GramDualDAQP
-        model.solved_with = "daqp"
+        model.solved_with = model.master_state.native_label = "daqp"
         return GramDualDAQP.of(model, program.gram_rows).solve(model, time_limit=time_limit)
 
 
@@ -125,7 +125,7 @@ class NativeLPRoute:
         if state.native_lp is None:
             state.native_lp = NativeLP(**program.native_lp(model))
         status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
-        model.solved_with = "highs-native"
+        model.solved_with = state.native_label = "highs-native"
         return status
 
 

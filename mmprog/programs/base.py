@@ -98,6 +98,10 @@ class MasterState:
         The cut multipliers the native LP route read at its last solve.
     native_mu : ndarray or None
         The template multipliers μ of MTL's dual read by its native Ipopt route.
+    native_label : str or None
+        What a native back end writes into ``model.solved_with`` when it solves the master (set by the engine's
+        route): :meth:`native_solution` compares the two, so a program reads its native multipliers without naming
+        a back end.
     quad_done : int
         Cuts whose quadratic terms the Pyomo statement holds so far (terms written on demand, ``materialise``).
     quad_live : ndarray of bool or None
@@ -121,11 +125,17 @@ class MasterState:
     alpha_loaded: np.ndarray | None = None
     alpha_native: np.ndarray | None = None
     native_mu: np.ndarray | None = None
+    native_label: str | None = None
     quad_done: int = 0
     quad_live: np.ndarray | None = None
     labelings: list = field(default_factory=list)
     labelings_complete: bool = True
     w_spare: np.ndarray | None = None
+
+    def native_solution(self, model):
+        """Whether the solution loaded in ``model`` is the one the native back end wrote at its last solve (the
+        model's ``solved_with`` is still its :attr:`native_label`), so its own multipliers may be read."""
+        return self.native_label is not None and getattr(model, "solved_with", None) == self.native_label
 
 
 @dataclass

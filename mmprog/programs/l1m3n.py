@@ -218,7 +218,7 @@ class L1M3N(Program):
         w = values_of(model.mu_list) - values_of(model.nu_list)
         xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
         native = model.master_state.alpha_native
-        if native is not None and getattr(model, "solved_with", None) == "highs-native":
+        if native is not None and model.master_state.native_solution(model):
             alpha = np.maximum(native, 0.0)
         else:
             alpha = ws.duals(model)

@@ -177,7 +177,7 @@ class M3N(Program):
             xi = values_of([model.xi[i] for i in range(n_slacks)])
         else:
             daqp = model.master_state.gram_daqp
-            if daqp is not None and getattr(model, "solved_with", None) == "daqp" and len(daqp.alpha) == ws.size:
+            if daqp is not None and model.master_state.native_solution(model) and len(daqp.alpha) == ws.size:
                 # the α DAQP just loaded into the Pyomo variables, without reading r variables back (O(r) Python a
                 # round: 1.1 s of the 504 OCR fold-0 rounds)
                 alpha = np.where(ws.active_mask(), daqp.alpha, 0.0)     # dropped cuts' α are fixed at 0
