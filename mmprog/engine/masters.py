@@ -7,7 +7,7 @@ A program states its master (a Pyomo model) and says which *form* it has — :me
   (``m3n``) and its metric-scaled form (``lapm3n``, ``adapm3n``);
 * ``"lp_rows"`` — an LP whose cut rows are linear in the working set's ΔF, given as one CSR block a round
   (:meth:`Program.native_lp`): P1 (``l1m3n``);
-* ``"qcqp_dual"`` — a QCQP dual solved from its arrays by the program's own call (:meth:`Program.solve_native`):
+* ``"qcqp_dual"`` — a QCQP dual solved from the arrays the program states (:meth:`Program.qcqp_dual`):
   MTL's (6) with Ipopt;
 * ``"lp_columns"`` — an LP grown by columns as well as rows, round by round, by the constraint generation over
   samples (:mod:`mmprog.engine.sample_generation`), its first columns and each round's new columns and rows given as
@@ -131,12 +131,26 @@ class NativeLPRoute:
 
 @back_end("qcqp_dual", "ipopt")
 class QCQPDualIpoptRoute:
-    """A QCQP dual handed to Ipopt from its arrays by the program (:meth:`Program.solve_native`): MTL's (6), whose
-    Pyomo form Ipopt would read through the NL writer, r² terms a template a solve."""
+    """A QCQP dual handed to Ipopt from the arrays the program states (:meth:`Program.qcqp_dual`; solved by
+    :func:`mmprog.engine.ipopt_native.solve_qcqp_ipopt`, loaded back by :meth:`Program.load_qcqp_dual`): MTL's (6),
+    whose Pyomo form Ipopt would read through the NL writer, r² terms a template a solve."""
 
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
-        return program.solve_native(model, time_limit=time_limit)
+        from .ipopt_native import solve_qcqp_ipopt, with_wall_time
+        from ..solvers.base import SolveStatus, finish_solve
+        from ..solvers.ipopt import IPOPT_STATUS
+        qp = program.qcqp_dual(model)
+        alpha, theta, mu, info = solve_qcqp_ipopt(qp["Q"], qp["q"], qp["slack_idx"], qp["n_budgets"], qp["budget"],
+                                                  beta0=qp["beta0"], options=with_wall_time(qp["options"], time_limit))
+        name, termination = IPOPT_STATUS.get(info["status"], (f"status {info['status']}", "other"))
+        status = SolveStatus(termination, "optimal" if termination == "optimal" else "feasible",
+                             f"Ipopt {name}: {info['message']}", info["solver_time"], float(alpha @ qp["q"] - theta))
+        # Ipopt's "acceptable level" (1e-7 instead of 1e-10) is kept with a warning rather than ending a long run
+        finish_solve("ipopt", status, info["status"] != 1)
+        program.load_qcqp_dual(model, qp["active"], alpha, theta, mu)
+        model.solved_with = "ipopt"
+        return status
 
 
 # ------------------------------------------------------------------------------------------------------------

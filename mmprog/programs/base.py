@@ -252,9 +252,14 @@ class Program:
         ``row_block``)."""
         raise NotImplementedError(f"program {self.name!r} has no native LP form")
 
-    def solve_native(self, model, time_limit=None):
-        """Form ``"qcqp_dual"``: solve the master from its arrays; returns the checked SolveStatus."""
-        raise NotImplementedError(f"program {self.name!r} has no native QCQP route")
+    def qcqp_dual(self, model):
+        """Form ``"qcqp_dual"``: the dual QCQP on the active cuts as arrays (``Q``, ``q``, ``slack_idx``,
+        ``n_budgets``, ``budget``, ``beta0``, ``active``, ``options``) for a back end that solves it from them."""
+        raise NotImplementedError(f"program {self.name!r} has no native QCQP form")
+
+    def load_qcqp_dual(self, model, active, alpha, theta, mu):
+        """Form ``"qcqp_dual"``: load a back end's solution of :meth:`qcqp_dual` into the master."""
+        raise NotImplementedError(f"program {self.name!r} has no native QCQP form")
 
     def solve(self, model, solver, options=None, time_limit=None):
         """Solve the Pyomo model as it stands through ``solver`` (a :class:`mmprog.solvers.Solver`); raises

@@ -44,7 +44,6 @@ Forms and routes
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pyomo.core as pyo
@@ -270,122 +269,6 @@ class TemplateGram:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Ipopt on the QCQP (6) from its arrays
-# ----------------------------------------------------------------------------------------------------------------
-
-class _QCQPCallbacks:
-    """min t − q̃ᵀβ s.t. ½βᵀQ̃ʲβ − t ≤ 0 (j), Σ_{r∈Sᵢ} βᵣ ≤ 1 (i), β ≥ 0 — problem (6) in the scaled variables
-    β = α/B, t = θ/B with Q̃ = B·Q (B the budget C·scale): same multipliers μ, variables of order one for Ipopt."""
-
-    def __init__(self, Q, q, slack_idx, n_budgets):
-        self.Q, self.q = Q, q
-        self.m, self.s = Q.shape[0], Q.shape[1]
-        self.slack_idx, self.n_budgets = slack_idx, n_budgets
-        self._key, self._Qb = None, None
-        self.tril = np.tril_indices(self.s)
-
-    def _Qbeta(self, x):
-        key = x.tobytes()
-        if key != self._key:
-            self._key, self._Qb = key, self.Q @ x[:-1]           # (m, s)
-        return self._Qb
-
-    def objective(self, x):
-        return float(x[-1] - self.q @ x[:-1])
-
-    def gradient(self, x):
-        return np.concatenate([-self.q, [1.0]])
-
-    def constraints(self, x):
-        b = x[:-1]
-        quad = 0.5 * (self._Qbeta(x) @ b) - x[-1]
-        return np.concatenate([quad, np.bincount(self.slack_idx, weights=b, minlength=self.n_budgets)])
-
-    def jacobianstructure(self):
-        m, s = self.m, self.s
-        rows = np.concatenate([np.repeat(np.arange(m), s + 1), m + self.slack_idx])
-        cols = np.concatenate([np.tile(np.arange(s + 1), m), np.arange(s)])
-        return rows, cols
-
-    def jacobian(self, x):
-        J = np.hstack([self._Qbeta(x), -np.ones((self.m, 1))])
-        return np.concatenate([J.ravel(), np.ones(self.s)])
-
-    def hessianstructure(self):
-        return self.tril
-
-    def hessian(self, x, lagrange, obj_factor):
-        H = np.tensordot(lagrange[: self.m], self.Q, axes=1)
-        return H[self.tril]
-
-
-def solve_qcqp_ipopt(Q, q, slack_idx, n_budgets, budget, beta0=None, options=None):
-    """Solve the QCQP (6) with Ipopt (cyipopt) from its arrays.
-
-    Parameters
-    ----------
-    Q : ndarray, shape (m, s, s)
-        Gram matrices of the active cuts.
-    q : ndarray, shape (s,)
-    slack_idx : ndarray of int, shape (s,)
-        Budget (slack) of every cut, ids 0..n_budgets−1.
-    budget : float
-        B: Σ_{r∈Sᵢ} αᵣ ≤ B.
-    beta0 : ndarray, shape (s,), optional
-        Starting α/B.
-    options : dict, optional
-        Ipopt options.
-
-    Returns
-    -------
-    alpha : ndarray, shape (s,)
-    theta : float
-    mu : ndarray, shape (m,)
-        Multipliers of the quadratic constraints (Ipopt's λ ≥ 0 of ``g ≤ 0``; Σμ = 1 at a KKT point).
-    info : dict
-        ``status`` (Ipopt code), ``message``, ``solver_time``.
-    """
-    import cyipopt
-    m, s = Q.shape[0], Q.shape[1]
-    Qs = Q * budget
-    cb = _QCQPCallbacks(Qs, np.asarray(q, dtype=np.float64), np.asarray(slack_idx, np.int64), n_budgets)
-    inf = 2e19
-    lb = np.concatenate([np.zeros(s), [-inf]])
-    ub = np.full(s + 1, inf)
-    cl = np.full(m + n_budgets, -inf)
-    cu = np.concatenate([np.zeros(m), np.ones(n_budgets)])
-    prob = cyipopt.Problem(n=s + 1, m=m + n_budgets, problem_obj=cb, lb=lb, ub=ub, cl=cl, cu=cu)
-    opts = {"print_level": 0, "sb": "yes", "tol": 1e-10, "acceptable_tol": 1e-7, "max_iter": 3000,
-            "mu_strategy": "adaptive"}
-    opts.update(options or {})
-    for k, v in opts.items():
-        prob.add_option(k, v)
-    if beta0 is None or len(beta0) != s:
-        beta0 = np.full(s, 0.5 / max(1, np.bincount(slack_idx, minlength=n_budgets).max()))
-    beta0 = np.clip(beta0, 1e-9, None)
-    t0 = 0.5 * float(np.max(np.einsum("jrs,r,s->j", Qs, beta0, beta0))) + 1e-6 if m else 0.0
-    x0 = np.concatenate([beta0, [t0]])
-    tic = time.perf_counter()
-    x, info = prob.solve(x0)
-    elapsed = time.perf_counter() - tic
-    prob.close()
-    msg = info["status_msg"]
-    msg = msg.decode() if isinstance(msg, bytes) else str(msg)
-    mu = np.asarray(info["mult_g"][:m], dtype=np.float64)
-    return (np.maximum(x[:-1], 0.0) * budget, float(x[-1]) * budget, mu,
-            {"status": int(info["status"]), "message": msg, "solver_time": elapsed})
-
-
-def _with_wall_time(options, time_limit):
-    """Ipopt options with the solve capped at ``time_limit`` seconds (Ipopt then ends with
-    Maximum_WallTime_Exceeded, which the status check reports)."""
-    out = dict(options or {})
-    if time_limit is not None:
-        out["max_wall_time"] = min(float(time_limit), float(out.get("max_wall_time", np.inf)))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------------------------
 # The program
 # ----------------------------------------------------------------------------------------------------------------
 
@@ -526,7 +409,7 @@ class MTL(Program, TemplateNormsOfLastSolution):
 
     def master_form(self, model):
         """The dual form (6) is ``"qcqp_dual"``: with Ipopt (and ``native``) it is solved from its arrays (see the
-        module docstring, :meth:`solve_native`); otherwise the Pyomo model, materialised, through the solver."""
+        module docstring, :meth:`qcqp_dual`); otherwise the Pyomo model, materialised, through the solver."""
         return "qcqp_dual" if model.form == "dual" else None
 
     def native_ok(self, model, solver):
@@ -538,31 +421,34 @@ class MTL(Program, TemplateNormsOfLastSolution):
         model.master_state.native_mu = None
         return status
 
-    def solve_native(self, model, time_limit=None, raise_on_failure=True):
-        from ..solvers.base import SolveStatus, finish_solve
-        from ..solvers.ipopt import IPOPT_STATUS
+    def qcqp_dual(self, model):
+        """Form ``"qcqp_dual"``: problem (6) on the active cuts as arrays, for a back end that solves it from them
+        (:class:`mmprog.engine.masters.QCQPDualIpoptRoute`).
+
+        Returns
+        -------
+        dict
+            ``Q`` (m, s, s) the templates' Gram blocks of the active cuts, ``q`` (s,) their losses, ``slack_idx``
+            (s,) each cut's budget id in 0..``n_budgets``−1, ``budget`` B = C·scale (Σ_{r∈Sᵢ} αᵣ ≤ B), ``beta0``
+            (s,) the current α/B (a warm start), ``active`` (s,) the cuts' working-set positions.
+        """
         ws, gram = model.ws, model.gram
         gram.grow(ws)
         act = np.nonzero(ws.active_mask())[0]
-        ex = ws.example_array()[act]
-        slacks, slack_idx = np.unique(ex, return_inverse=True)
+        slacks, slack_idx = np.unique(ws.example_array()[act], return_inverse=True)
         budget = self.C * model.slack_scale
-        prev = values_of([ws.components[p] for p in act]) / budget
-        Q = gram.block(act)
-        alpha, theta, mu, info = solve_qcqp_ipopt(Q, ws.dl_array()[act], slack_idx, len(slacks), budget,
-                                                  beta0=prev, options=_with_wall_time(self.ipopt_options, time_limit))
-        name, termination = IPOPT_STATUS.get(info["status"], (f"status {info['status']}", "other"))
-        status = SolveStatus(termination, "optimal" if termination == "optimal" else "feasible",
-                             f"Ipopt {name}: {info['message']}", info["solver_time"],
-                             float(alpha @ ws.dl_array()[act] - theta))
-        # Ipopt's "acceptable level" (1e-7 instead of 1e-10) is kept with a warning rather than ending a long run
-        finish_solve("ipopt", status, raise_on_failure and info["status"] != 1)
-        for p, a in zip(act, alpha):
+        return {"Q": gram.block(act), "q": ws.dl_array()[act], "slack_idx": slack_idx, "n_budgets": len(slacks),
+                "budget": budget, "beta0": values_of([ws.components[p] for p in act]) / budget, "active": act,
+                "options": dict(self.ipopt_options)}
+
+    def load_qcqp_dual(self, model, active, alpha, theta, mu):
+        """Load a solution of (6) found from :meth:`qcqp_dual`'s arrays: α of the ``active`` cuts, θ, and the
+        multipliers μ of the templates' quadratic constraints (the template weights)."""
+        ws = model.ws
+        for p, a in zip(active, alpha):
             ws.components[p].set_value(float(a), skip_validation=True)
         model.theta.set_value(theta)
         model.master_state.native_mu = mu
-        model.solved_with = "ipopt"
-        return status
 
     def drop_cuts(self, model, positions):
         self.drop_alpha_or_rows(model, positions)
@@ -734,7 +620,7 @@ def mtl_objective(w, groups, n_templates, C_scaled, xi):
     return 0.5 * float(np.sqrt(group_sq_norms(w, groups, n_templates)).sum()) ** 2 + C_scaled * float(np.sum(xi))
 
 
-__all__ = ["MTL", "TemplateGram", "NegatedRows", "solve_qcqp_ipopt", "template_groups", "group_sq_norms",
+__all__ = ["MTL", "TemplateGram", "NegatedRows", "template_groups", "group_sq_norms",
            "group_dtype", "template_combination", "feasible_alpha", "mtl_objective", "REMOVED_BELOW",
            "TemplateNormsOfLastSolution"]
 

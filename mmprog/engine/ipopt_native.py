@@ -1,0 +1,127 @@
+"""A QCQP dual solved by Ipopt (cyipopt) from its arrays: MTL's (6) (Mao & Tsang, "Multiple template learning for
+structured prediction", eq. 6) on the active cuts, min θ − qᵀα s.t. ½αᵀQʲα ≤ θ for every template j, the budgets
+Σ_{r∈Sᵢ} αᵣ ≤ B, α ≥ 0; the multipliers μ of the quadratic constraints are the template weights.
+
+Through Pyomo, Ipopt would read the statement through the NL writer, r² terms a template a solve; here the callbacks
+evaluate the constraints, their Jacobian and the Hessian of the Lagrangian from the Gram blocks directly. The
+program states the arrays (:meth:`mmprog.programs.mtl.MTL.qcqp_dual`) and loads the answer
+(:meth:`~mmprog.programs.mtl.MTL.load_qcqp_dual`); :class:`mmprog.engine.masters.QCQPDualIpoptRoute` joins them.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+
+class QCQPCallbacks:
+    """min t − q̃ᵀβ s.t. ½βᵀQ̃ʲβ − t ≤ 0 (j), Σ_{r∈Sᵢ} βᵣ ≤ 1 (i), β ≥ 0 — problem (6) in the scaled variables
+    β = α/B, t = θ/B with Q̃ = B·Q (B the budget C·scale): same multipliers μ, variables of order one for Ipopt."""
+
+    def __init__(self, Q, q, slack_idx, n_budgets):
+        self.Q, self.q = Q, q
+        self.m, self.s = Q.shape[0], Q.shape[1]
+        self.slack_idx, self.n_budgets = slack_idx, n_budgets
+        self._key, self._Qb = None, None
+        self.tril = np.tril_indices(self.s)
+
+    def _Qbeta(self, x):
+        key = x.tobytes()
+        if key != self._key:
+            self._key, self._Qb = key, self.Q @ x[:-1]           # (m, s)
+        return self._Qb
+
+    def objective(self, x):
+        return float(x[-1] - self.q @ x[:-1])
+
+    def gradient(self, x):
+        return np.concatenate([-self.q, [1.0]])
+
+    def constraints(self, x):
+        b = x[:-1]
+        quad = 0.5 * (self._Qbeta(x) @ b) - x[-1]
+        return np.concatenate([quad, np.bincount(self.slack_idx, weights=b, minlength=self.n_budgets)])
+
+    def jacobianstructure(self):
+        m, s = self.m, self.s
+        rows = np.concatenate([np.repeat(np.arange(m), s + 1), m + self.slack_idx])
+        cols = np.concatenate([np.tile(np.arange(s + 1), m), np.arange(s)])
+        return rows, cols
+
+    def jacobian(self, x):
+        J = np.hstack([self._Qbeta(x), -np.ones((self.m, 1))])
+        return np.concatenate([J.ravel(), np.ones(self.s)])
+
+    def hessianstructure(self):
+        return self.tril
+
+    def hessian(self, x, lagrange, obj_factor):
+        H = np.tensordot(lagrange[: self.m], self.Q, axes=1)
+        return H[self.tril]
+
+
+def solve_qcqp_ipopt(Q, q, slack_idx, n_budgets, budget, beta0=None, options=None):
+    """Solve the QCQP (6) with Ipopt (cyipopt) from its arrays.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (m, s, s)
+        Gram matrices of the active cuts.
+    q : ndarray, shape (s,)
+    slack_idx : ndarray of int, shape (s,)
+        Budget (slack) of every cut, ids 0..n_budgets−1.
+    budget : float
+        B: Σ_{r∈Sᵢ} αᵣ ≤ B.
+    beta0 : ndarray, shape (s,), optional
+        Starting α/B.
+    options : dict, optional
+        Ipopt options.
+
+    Returns
+    -------
+    alpha : ndarray, shape (s,)
+    theta : float
+    mu : ndarray, shape (m,)
+        Multipliers of the quadratic constraints (Ipopt's λ ≥ 0 of ``g ≤ 0``; Σμ = 1 at a KKT point).
+    info : dict
+        ``status`` (Ipopt code), ``message``, ``solver_time``.
+    """
+    import cyipopt
+    m, s = Q.shape[0], Q.shape[1]
+    Qs = Q * budget
+    cb = QCQPCallbacks(Qs, np.asarray(q, dtype=np.float64), np.asarray(slack_idx, np.int64), n_budgets)
+    inf = 2e19
+    lb = np.concatenate([np.zeros(s), [-inf]])
+    ub = np.full(s + 1, inf)
+    cl = np.full(m + n_budgets, -inf)
+    cu = np.concatenate([np.zeros(m), np.ones(n_budgets)])
+    prob = cyipopt.Problem(n=s + 1, m=m + n_budgets, problem_obj=cb, lb=lb, ub=ub, cl=cl, cu=cu)
+    opts = {"print_level": 0, "sb": "yes", "tol": 1e-10, "acceptable_tol": 1e-7, "max_iter": 3000,
+            "mu_strategy": "adaptive"}
+    opts.update(options or {})
+    for k, v in opts.items():
+        prob.add_option(k, v)
+    if beta0 is None or len(beta0) != s:
+        beta0 = np.full(s, 0.5 / max(1, np.bincount(slack_idx, minlength=n_budgets).max()))
+    beta0 = np.clip(beta0, 1e-9, None)
+    t0 = 0.5 * float(np.max(np.einsum("jrs,r,s->j", Qs, beta0, beta0))) + 1e-6 if m else 0.0
+    x0 = np.concatenate([beta0, [t0]])
+    tic = time.perf_counter()
+    x, info = prob.solve(x0)
+    elapsed = time.perf_counter() - tic
+    prob.close()
+    msg = info["status_msg"]
+    msg = msg.decode() if isinstance(msg, bytes) else str(msg)
+    mu = np.asarray(info["mult_g"][:m], dtype=np.float64)
+    return (np.maximum(x[:-1], 0.0) * budget, float(x[-1]) * budget, mu,
+            {"status": int(info["status"]), "message": msg, "solver_time": elapsed})
+
+
+def with_wall_time(options, time_limit):
+    """Ipopt options with the solve capped at ``time_limit`` seconds (Ipopt then ends with
+    Maximum_WallTime_Exceeded, which the status check reports)."""
+    out = dict(options or {})
+    if time_limit is not None:
+        out["max_wall_time"] = min(float(time_limit), float(out.get("max_wall_time", np.inf)))
+    return out
