@@ -305,9 +305,10 @@ def parse_stream(parser, labeller, stream, source, out, dialect="conllu", score=
 DEFAULT_C_GRID = (0.1, 0.3, 1.0)
 
 
-def split_dev(dataset, dev, load=None):
+def split_dev(dataset, dev, load=None, accepts=None, what="dependency data; give a conllu:/conllx: file"):
     """(train, dev) from ``dev``: None (no dev), a fraction in (0, 1) (the last sentences of ``dataset``, taken
-    in file order) or a data spec loaded by ``load``."""
+    in file order) or a data spec loaded by ``load``, which ``accepts(held)`` must take (default: a
+    :class:`~mmprog.datasets.base.TreeDataset`; ``what`` names the data expected in the error)."""
     from .datasets.base import TreeDataset
     if dev is None:
         return dataset, None
@@ -317,18 +318,15 @@ def split_dev(dataset, dev, load=None):
         frac = None
     if frac is None:
         held = load(dev)
-        if not isinstance(held, TreeDataset):
-            raise ParameterError(f"--dev {dev!r} is not dependency data; give a conllu:/conllx: file or a fraction")
+        if not (accepts or (lambda d: isinstance(d, TreeDataset)))(held):
+            raise ParameterError(f"--dev {dev!r} is not {what} or a fraction")
         return dataset, held
     n = len(dataset)
     k = int(round(frac * n))
     if not 0.0 < frac < 1.0 or k < 1 or k >= n:
         raise ParameterError(f"--dev as a fraction must be in (0, 1) and leave at least one sentence on each side "
                              f"of the {n}; got {dev!r}")
-
-    def part(ix):
-        return TreeDataset([dataset.sentences[i] for i in ix], [dataset.heads[i] for i in ix], name=dataset.name)
-    return part(range(n - k)), part(range(n - k, n))
+    return dataset[np.arange(n - k)], dataset[np.arange(n - k, n)]
 
 
 def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=False, second_order=False):

@@ -263,23 +263,12 @@ def split_text(corpus, dev):
     """(train, dev) token corpora from ``--dev``: a fraction in (0, 1) holds out the last sentences of ``corpus`` (in
     file order, as for dependency data: :func:`mmprog.parsing.split_dev`), else a data spec of labelled token text."""
     from ..datasets.registry import load_spec
-    from ..exceptions import ParameterError
-    try:
-        frac = float(dev)
-    except (TypeError, ValueError):
-        frac = None
-    if frac is None:
-        held = load_spec(dev)
-        if not hasattr(held, "sentences") or hasattr(held, "heads") or getattr(held, "labels", None) is None:
-            raise ParameterError(f"--dev {dev!r} is not labelled token text; give a conll:FILE spec or a fraction")
-        return corpus, held
-    n = len(corpus)
-    k = int(round(frac * n))
-    if not 0.0 < frac < 1.0 or k < 1 or k >= n:
-        raise ParameterError(f"--dev as a fraction must be in (0, 1) and leave at least one sentence on each side of "
-                             f"the {n}; got {dev!r}")
-    import numpy as np
-    return corpus[np.arange(n - k)], corpus[np.arange(n - k, n)]
+    from ..parsing import split_dev
+
+    def labelled_text(held):
+        return hasattr(held, "sentences") and not hasattr(held, "heads") and getattr(held, "labels", None) is not None
+    return split_dev(corpus, dev, load_spec, accepts=labelled_text,
+                     what="labelled token text; give a conll:FILE spec")
 
 
 def select_C_text(corpus, args, fit_kw):
