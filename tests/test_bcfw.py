@@ -346,3 +346,77 @@ def test_fit_route_bcfw_second_order_seen_transitions_is_certified():
     pred = res.fmap.decode(res.w, res.fmap.prepare(ds))
     for i, y in enumerate(res.predict(ds)):
         np.testing.assert_array_equal(y, pred[i, : len(ds.Y[i])])
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_pair_norm_and_step_touch_only_the_differing_positions_yet_match_explicit_features(order):
+    """‖f(x, a) − f(x, s)‖² from the positions where a and s differ (merged from their differences to gold, pairs and
+    trigrams away from them left out) equals the norm of the explicit feature difference (test_chain_order2.joint_f2),
+    and a pairwise step moves w by exactly step·(f(x, a) − f(x, s)) and the token scores by X·ΔW, on random
+    labelings with runs of differences at the ends and in the middle."""
+    from test_chain_order2 import joint_f2
+    from mmprog.inference.frank_wolfe import _pair_diff, _pair_norm2, _pair_step, _slot_positions, token_gram
+    rng = np.random.default_rng(10 + order)
+    K, d, L = 3, 4, 8
+    x = rng.normal(size=(L, d))
+    Xp, Xi, Xd = np.arange(0, L * d + 1, d, dtype=np.int64), np.tile(np.arange(d), L).astype(np.int64), x.ravel()
+    offsets, Gp = np.array([0, L], np.int64), np.array([0, L * L], np.int64)
+    Gv = np.empty(L * L)
+    token_gram(Xp, Xi, Xd, offsets, Gp, Gv, np.zeros(d))
+    nf = d * K + K * K
+    f = (lambda lab_: joint_f2(x, lab_, K)[:nf]) if order == 1 else (lambda lab_: joint_f2(x, lab_, K))
+    gold = rng.integers(0, K, L)
+    for _ in range(30):
+        lab = [gold.copy()]
+        for _m in range(2):
+            y = gold.copy()
+            flip = rng.random(L) < rng.choice([0.2, 0.5, 0.9])
+            y[flip] = (gold[flip] + rng.integers(1, K, flip.sum())) % K
+            lab.append(y)
+        lab = np.stack(lab).astype(np.int16)
+        dpos, dcnt, upos = np.empty((3, L), np.int64), np.empty(3, np.int64), np.empty(L, np.int64)
+        npos = _slot_positions(lab, gold, 0, L, 3, dpos, dcnt, upos)
+        for a, s in ((1, 2), (0, 1), (2, 0)):
+            diff = np.empty(L + 1, np.int64)
+            nd = _pair_diff(lab[a], lab[s], 0, dpos[a], dcnt[a], dpos[s], dcnt[s], diff)
+            np.testing.assert_array_equal(diff[:nd], np.flatnonzero(lab[a] != lab[s]))
+            want = f(lab[a]) - f(lab[s])
+            got = _pair_norm2(lab[a], lab[s], 0, L, Gv, 0, np.zeros((K, K)),
+                              np.zeros((K, K, K) if order == 2 else (0, 0, 0)), diff, nd)
+            assert got == pytest.approx(want @ want, rel=1e-12, abs=1e-12)
+            W, Tr = rng.normal(size=(d, K)), rng.normal(size=(K, K))
+            Tri = rng.normal(size=(K, K, K)) if order == 2 else np.zeros((0, 0, 0))
+            w0 = np.r_[W.ravel(), Tr.ravel(), Tri.ravel()]
+            node = x @ W
+            alpha = np.array([[0.5, 0.3, 0.2]])
+            step = 0.1
+            _pair_step(0, a, s, step, (Xp, Xi, Xd, offsets, gold, Gp, Gv), (W, Tr, Tri),
+                       (lab, alpha, np.zeros((1, 3)), np.array([3])), node, upos, npos, diff, nd)
+            np.testing.assert_allclose(np.r_[W.ravel(), Tr.ravel(), Tri.ravel()], w0 + step * want, atol=1e-12)
+            np.testing.assert_allclose(node[upos[:npos]], (x @ W)[upos[:npos]], atol=1e-12)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_passes_report_the_exact_increase_of_the_dual(order):
+    """The dual increase the pass kernels add up step by step, γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖², is D(α)
+    after the pass minus D(α) before it, D recomputed from the cache (w(α) rebuilt): for oracle passes and for
+    passes inside the caches."""
+    from test_chain_order2 import data
+    ds = data(5, n=12, K=3, d=4, max_len=7)
+    fmap = ChainFeatureMap.from_dataset(ds, order=order)
+    fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 16, None, 0,
+                         dict(C=0.9, inner=3, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=1,
+                              cache_sampling="gap", cache_rule="fixed"))
+
+    def dual():
+        lin = fw.rebuild()
+        return lin - 0.5 * float(fw.w @ fw.w)
+
+    for k in range(6):
+        before = dual()
+        fw.one_pass(fw.order("uniform", 1))
+        assert dual() - before == pytest.approx(fw.last_gain, rel=1e-9, abs=1e-12)
+        before = dual()
+        fw.cache_only("gap")
+        assert dual() - before == pytest.approx(fw.last_gain, rel=1e-9, abs=1e-12)
+        assert fw.last_gain >= 0.0

@@ -495,8 +495,10 @@ class FrankWolfe:
         t0 = time.perf_counter()
         s = self.s
         clock = np.zeros(2, np.uint64)
+        gain = np.zeros(1)
         self.evicted += bcfw_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.hinge,
-                                  self.bgap, self.ogap, self.work, clock)
+                                  self.bgap, self.ogap, self.work, clock, gain)
+        self.last_gain = float(gain[0])      # the pass's increase of D(α)
         # the oracle's share of the pass (token scores and Viterbi), by the kernel's cycle counts
         if clock[1] > 0:
             self.timings["oracle"] += (time.perf_counter() - t0) * float(clock[0]) / float(clock[1])
@@ -520,7 +522,9 @@ class FrankWolfe:
             order = self.rng.choice(n, n, p=p / p.sum()).astype(np.int64)
         else:
             order = self.rng.permutation(n).astype(np.int64)
-        cache_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.cgap, self.work)
+        gain = np.zeros(1)
+        cache_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.cgap, self.work, gain)
+        self.last_gain = float(gain[0])
         self.cache_passes += 1
         self.timings["cache"] += time.perf_counter() - t0
         return float(self.cgap.sum() + self.ogap.sum()) / max(1.0, abs(self.est_upper))

@@ -8,6 +8,10 @@
 * :func:`cache_pass` — the same steps without the oracle (Shah et al.'s passes over the cached planes), scoring
   only the tokens where a cached labeling differs from gold.
 
+Both passes add up the increase of the dual D(α) their steps make (exact: γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖²
+a step), which the driver weighs against their seconds to decide when to go back to the oracle. A step touches only
+the positions where its two labelings differ (the label pairs and trigrams away from them cancel).
+
 The arrays come in four groups (numba tuples):
 
 * ``data = (Xp, Xi, Xd, offsets, gold, Gp, Gv)``: the stacked token rows (CSR), the examples' token offsets, the
@@ -42,6 +46,37 @@ def cycles(typingctx):
                                             "llvm.readcyclecounter")
         return builder.call(fn, [])
     return types.uint64(), codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask the processor to start loading the cache line of ``arr``'s element at flat index ``idx`` (LLVM's
+    ``prefetch``: a read, kept in all cache levels; a hint, no effect on results): the pass kernels fetch the weight
+    rows of the next visit while the current one computes, since a visit's random rows of w otherwise wait on
+    memory."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(arr, types.intp), codegen
+
+
+@njit(**_JIT)
+def _prefetch_rows(Xp, Xi, W, lo, pos, npos):
+    """Prefetch the rows of w's state block that the token scores at the positions ``pos[:npos]`` of the example
+    starting at token row ``lo`` will read (every cache line of each row)."""
+    K = W.shape[1]
+    for x in range(npos):
+        r = lo + pos[x]
+        for p in range(Xp[r], Xp[r + 1]):
+            base = Xi[p] * K
+            for k in range(0, K, 8):
+                prefetch(W, base + k)
+            prefetch(W, base + K - 1)
 
 
 def work_arrays(T, K, M, order, allowed=None):
@@ -194,6 +229,21 @@ def _slot_positions(lab, gold, lo, L, c, dpos, dcnt, pos):
 
 
 @njit(**_JIT)
+def _union_positions(lab, gold, lo, L, c, pos):
+    """The positions where some cache slot m < c differs from gold, into ``pos``; returns their count."""
+    npos = 0
+    for t in range(L):
+        r = lo + t
+        g = gold[r]
+        for m in range(1, c):
+            if lab[m, r] != g:
+                pos[npos] = t
+                npos += 1
+                break
+    return npos
+
+
+@njit(**_JIT)
 def _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node):
     """node[t] = xₜᵀW at the positions t of ``pos[:npos]`` (of the example starting at token row ``lo``)."""
     K = W.shape[1]
@@ -234,7 +284,7 @@ def _oracle(node, model, gold, lo, hi, work):
 
 
 @njit(**_JIT)
-def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work, clock):
+def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work, clock, gain):
     """One pass of block-coordinate pairwise Frank–Wolfe over the examples in ``order`` (see the module docstring).
 
     Parameters
@@ -246,6 +296,9 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
         inside the cache, which :func:`cache_pass` closes without the oracle).
     clock : ndarray of uint64, shape (2,)
         Added to: cycles in the oracle (token scores and loss-augmented Viterbi), cycles in the whole pass.
+    gain : ndarray, shape (1,)
+        Added to: the increase of the dual D(α) made by the pass's pairwise steps (up to rounding; the moves that
+        empty a full cache are not counted).
 
     Returns
     -------
@@ -317,7 +370,7 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
         # the steps keep the token scores only where a cached labeling differs from gold (all that the gradients
         # read)
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
-        _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
         _compact(i, lo, L, cache, gsc)
     clock[1] += cycles() - start
     return evicted
@@ -342,9 +395,10 @@ def _evict(i, data, model, cache, gsc, work, npos):
             a_min = m
     if best == a_min:
         best = 0
-    _pair_step(i, a_min, best, alpha[i, a_min], data, model, cache, work[0], work[9], npos)
-    c = _compact(i, lo, hi - lo, cache, gsc)
     dpos, dcnt = work[17], work[18]
+    nd = _pair_diff(lab[a_min], lab[best], lo, dpos[a_min], dcnt[a_min], dpos[best], dcnt[best], work[8])
+    _pair_step(i, a_min, best, alpha[i, a_min], data, model, cache, work[0], work[9], npos, work[8], nd)
+    c = _compact(i, lo, hi - lo, cache, gsc)
     _slot_positions(lab, gold, lo, hi - lo, c, dpos, dcnt, work[19])
     for m in range(c):
         gsc[m] = _slot_gradient(work[0], Tr, Tri, lab[m], gold, lo, hi - lo, loss[i, m], dpos[m], dcnt[m])
@@ -352,17 +406,23 @@ def _evict(i, data, model, cache, gsc, work, npos):
 
 
 @njit(**_JIT)
-def cache_pass(order, data, model, cache, C, inner, tol, cgap, work):
+def cache_pass(order, data, model, cache, C, inner, tol, cgap, work, gain):
     """One pass of pairwise steps inside the caches of the examples in ``order``, without the oracle (Shah,
     Kolmogorov & Lampert, CVPR 2015: passes over the cached planes between oracle calls).
 
     Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
-    read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit.
+    read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit. The
+    rows of w those scores read are random rows of a table larger than the processor's caches, so the next visit's
+    are prefetched while this one computes; with the steps touching only the differing positions, a cache pass on a
+    mid-fit state of 3,000 CoNLL-2000 sentences took 45.5 ms against 49.9 before (means of four paired timings of
+    the same state, CPU time).
 
     Parameters
     ----------
     cgap : ndarray, shape (n,)
         Output: the block's gap inside its cache, C·max_{y∈Sᵢ} gᵢ(y) − Σ_y αᵢ(y) gᵢ(y), at the w of each visit.
+    gain : ndarray, shape (1,)
+        Added to: the increase of the dual D(α) made by the pass's steps.
     Other parameters as for :func:`bcfw_pass`.
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
@@ -370,8 +430,15 @@ def cache_pass(order, data, model, cache, C, inner, tol, cgap, work):
     lab, alpha, loss, cnt = cache
     node, gsc = work[0], work[7]
     dpos, dcnt, upos = work[17], work[18], work[19]
+    ahead = work[9]
     for oi in range(order.shape[0]):
         i = order[oi]
+        if oi + 1 < order.shape[0] and order[oi + 1] != i:
+            # the next visit's weight rows start loading now, while this one computes
+            j = order[oi + 1]
+            jlo = offsets[j]
+            nj = _union_positions(lab, gold, jlo, offsets[j + 1] - jlo, cnt[j], ahead)
+            _prefetch_rows(Xp, Xi, W, jlo, ahead, nj)
         c = cnt[i]
         if c <= 1:
             cgap[i] = 0.0
@@ -387,7 +454,7 @@ def cache_pass(order, data, model, cache, C, inner, tol, cgap, work):
             dot += alpha[i, m] * gsc[m]
             gmax = max(gmax, gsc[m])
         cgap[i] = C * gmax - dot
-        _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
         _compact(i, lo, L, cache, gsc)
 
 
@@ -397,13 +464,14 @@ def _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, pos, npos):
     of least gradient with α > 0 to the one s of largest gradient, γ = min(αᵢ(a), (g(s) − g(a)) / ‖f(x, a) −
     f(x, s)‖²), the exact maximiser of D along that direction. ``gsc`` holds the gradients on entry and is kept;
     the token scores are kept at the positions ``pos[:npos]`` (those where a cached labeling differs from gold,
-    listed per slot in ``work[17]``, ``work[18]``)."""
+    listed per slot in ``work[17]``, ``work[18]``). Returns the increase of the dual D(α) the steps made."""
     gold, offsets = data[4], data[3]
     W, Tr, Tri = model
     lab, alpha, loss, cnt = cache
     node, dpos, dcnt = work[0], work[17], work[18]
     lo, hi = offsets[i], offsets[i + 1]
     L = hi - lo
+    gain = 0.0
     for _ in range(inner):
         s = 0
         a = -1
@@ -414,24 +482,50 @@ def _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, pos, npos):
                 a = m
         if a < 0 or s == a or gsc[s] - gsc[a] <= tol:
             break
-        norm2 = _pair_norm2(lab[a], lab[s], lo, L, data[6], data[5][i], work[5], work[6], work[8])
+        diff = work[8]
+        nd = _pair_diff(lab[a], lab[s], lo, dpos[a], dcnt[a], dpos[s], dcnt[s], diff)
+        norm2 = _pair_norm2(lab[a], lab[s], lo, L, data[6], data[5][i], work[5], work[6], diff, nd)
         step = alpha[i, a]
         if norm2 > 0.0:
             step = min(step, (gsc[s] - gsc[a]) / norm2)
-        _pair_step(i, a, s, step, data, model, cache, node, pos, npos)
+        # D rises by γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖² along the pair direction
+        gain += step * (gsc[s] - gsc[a]) - 0.5 * step * step * norm2
+        _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd)
         for m in range(c):
             gsc[m] = _slot_gradient(node, Tr, Tri, lab[m], gold, lo, L, loss[i, m], dpos[m], dcnt[m])
+    return gain
 
 
 @njit(**_JIT)
-def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff):
-    """‖f(x, a) − f(x, s)‖² through the token Gram matrix and the label-pair (and -trigram) counts; ``diff`` gets
-    the differing positions."""
+def _pair_diff(la, ls, lo, da, na, ds, ns, diff):
+    """The positions where labelings a and s differ, ascending, into ``diff``; returns their count. Only the
+    positions where a or s differs from gold (``da[:na]``, ``ds[:ns]``, ascending) can differ, so the two lists are
+    merged instead of scanning the example."""
     nd = 0
-    for t in range(L):
+    x = 0
+    z = 0
+    while x < na or z < ns:
+        if z >= ns or (x < na and da[x] < ds[z]):
+            t = da[x]
+            x += 1
+        elif x >= na or ds[z] < da[x]:
+            t = ds[z]
+            z += 1
+        else:
+            t = da[x]
+            x += 1
+            z += 1
         if la[lo + t] != ls[lo + t]:
             diff[nd] = t
             nd += 1
+    return nd
+
+
+@njit(**_JIT)
+def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff, nd):
+    """‖f(x, a) − f(x, s)‖² through the token Gram matrix and the label-pair (and -trigram) counts, a and s
+    differing at the positions ``diff[:nd]`` (ascending): the pairs and trigrams away from them cancel, so only
+    those touching them are counted."""
     s = 0.0
     for x in range(nd):
         t = diff[x]
@@ -443,32 +537,49 @@ def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff):
                 + (1.0 if st == su else 0.0)
             if e != 0.0:
                 s += Gv[gbase + t * L + u] * e
-    for t in range(L - 1):
-        trbuf[la[lo + t], la[lo + t + 1]] += 1.0
-        trbuf[ls[lo + t], ls[lo + t + 1]] -= 1.0
-    for t in range(L - 1):
-        for which in range(2):
-            l1 = la if which == 0 else ls
-            v = trbuf[l1[lo + t], l1[lo + t + 1]]
-            s += v * v
-            trbuf[l1[lo + t], l1[lo + t + 1]] = 0.0
-    if tribuf.shape[0] > 0:
-        for t in range(L - 2):
-            tribuf[la[lo + t], la[lo + t + 1], la[lo + t + 2]] += 1.0
-            tribuf[ls[lo + t], ls[lo + t + 1], ls[lo + t + 2]] -= 1.0
-        for t in range(L - 2):
+    last = -1
+    for x in range(nd):                      # the label pairs (j, j + 1) touching a differing position
+        t = diff[x]
+        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
+            trbuf[la[lo + j], la[lo + j + 1]] += 1.0
+            trbuf[ls[lo + j], ls[lo + j + 1]] -= 1.0
+            last = j
+    last = -1
+    for x in range(nd):
+        t = diff[x]
+        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
             for which in range(2):
                 l1 = la if which == 0 else ls
-                v = tribuf[l1[lo + t], l1[lo + t + 1], l1[lo + t + 2]]
+                v = trbuf[l1[lo + j], l1[lo + j + 1]]
                 s += v * v
-                tribuf[l1[lo + t], l1[lo + t + 1], l1[lo + t + 2]] = 0.0
+                trbuf[l1[lo + j], l1[lo + j + 1]] = 0.0
+            last = j
+    if tribuf.shape[0] > 0:
+        last = -1
+        for x in range(nd):                  # the trigrams (e − 2, e − 1, e) touching one
+            t = diff[x]
+            for e in range(max(t, 2, last + 1), min(t + 3, L)):
+                tribuf[la[lo + e - 2], la[lo + e - 1], la[lo + e]] += 1.0
+                tribuf[ls[lo + e - 2], ls[lo + e - 1], ls[lo + e]] -= 1.0
+                last = e
+        last = -1
+        for x in range(nd):
+            t = diff[x]
+            for e in range(max(t, 2, last + 1), min(t + 3, L)):
+                for which in range(2):
+                    l1 = la if which == 0 else ls
+                    v = tribuf[l1[lo + e - 2], l1[lo + e - 1], l1[lo + e]]
+                    s += v * v
+                    tribuf[l1[lo + e - 2], l1[lo + e - 1], l1[lo + e]] = 0.0
+                last = e
     return s
 
 
 @njit(**_JIT)
-def _pair_step(i, a, s, step, data, model, cache, node, pos, npos):
-    """Move mass ``step`` from cached labeling a to s: α, w (+= step·(f(x, a) − f(x, s))) and the example's token
-    scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
+def _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd):
+    """Move mass ``step`` from cached labeling a to s, which differ at the positions ``diff[:nd]`` (ascending): α,
+    w (+= step·(f(x, a) − f(x, s)), only the rows, pairs and trigrams touching those positions: elsewhere the two
+    cancel) and the example's token scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
     Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
     W, Tr, Tri = model
     lab, alpha = cache[0], cache[1]
@@ -484,27 +595,35 @@ def _pair_step(i, a, s, step, data, model, cache, node, pos, npos):
     lo, hi = offsets[i], offsets[i + 1]
     L = hi - lo
     gbase = Gp[i]
-    order2 = Tri.shape[0] > 0
-    for t in range(L):
+    for x in range(nd):
+        t = diff[x]
         r = lo + t
         at, st = la[r], ls[r]
-        if at != st:
-            for p in range(Xp[r], Xp[r + 1]):
-                v = step * Xd[p]
-                W[Xi[p], at] += v
-                W[Xi[p], st] -= v
-            row = gbase + t * L           # G is symmetric: row t, contiguous
-            for x in range(npos):
-                u = pos[x]
-                gv = step * Gv[row + u]
-                node[u, at] += gv
-                node[u, st] -= gv
-        if t + 1 < L:
-            Tr[at, la[r + 1]] += step
-            Tr[st, ls[r + 1]] -= step
-            if order2 and t + 2 < L:
-                Tri[at, la[r + 1], la[r + 2]] += step
-                Tri[st, ls[r + 1], ls[r + 2]] -= step
+        for p in range(Xp[r], Xp[r + 1]):
+            v = step * Xd[p]
+            W[Xi[p], at] += v
+            W[Xi[p], st] -= v
+        row = gbase + t * L           # G is symmetric: row t, contiguous
+        for z in range(npos):
+            u = pos[z]
+            gv = step * Gv[row + u]
+            node[u, at] += gv
+            node[u, st] -= gv
+    last = -1
+    for x in range(nd):
+        t = diff[x]
+        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
+            Tr[la[lo + j], la[lo + j + 1]] += step
+            Tr[ls[lo + j], ls[lo + j + 1]] -= step
+            last = j
+    if Tri.shape[0] > 0:
+        last = -1
+        for x in range(nd):
+            t = diff[x]
+            for e in range(max(t, 2, last + 1), min(t + 3, L)):
+                Tri[la[lo + e - 2], la[lo + e - 1], la[lo + e]] += step
+                Tri[ls[lo + e - 2], ls[lo + e - 1], ls[lo + e]] -= step
+                last = e
 
 
 @njit(**_JIT)
