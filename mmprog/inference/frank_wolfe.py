@@ -312,6 +312,7 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
     dpos, dcnt, upos = work[17], work[18], work[19]
     M = lab.shape[0]
     evicted = 0
+    ahead = work[19]
     start = cycles()
     for oi in range(order.shape[0]):
         i = order[oi]
@@ -324,6 +325,14 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
             continue
         # token scores at the current w, every position (the Viterbi reads them all)
         c0 = cycles()
+        if oi + 1 < order.shape[0] and order[oi + 1] != i:
+            # the next visit's rows of w (all its tokens: its Viterbi scores them all) start loading now
+            j = order[oi + 1]
+            jlo = offsets[j]
+            nj = offsets[j + 1] - jlo
+            for t in range(nj):
+                ahead[t] = t
+            _prefetch_rows(Xp, Xi, W, jlo, ahead, nj)
         for t in range(L):
             pos[t] = t
         _token_scores(Xp, Xi, Xd, W, lo, pos, L, node)
