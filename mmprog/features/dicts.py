@@ -16,6 +16,7 @@ training are dropped, as CRFsuite drops them.
 from __future__ import annotations
 
 import re
+from array import array
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,7 +71,9 @@ def _walk(X, intern, transform):
     through :func:`_items`, so their names and errors are that function's). ``transform``: an empty sentence is an
     error, raised when it is reached (as :meth:`TokenDictExtractor.transform` did before this pass existed).
     """
-    ids, vals, tok_end, sent_end = [], [], [], []
+    # typed arrays, not lists: 12 bytes an item (an attribute id < 2**31, a float) where lists hold 16 bytes of
+    # pointers and a float object per number
+    ids, vals, tok_end, sent_end = array("i"), array("d"), array("q"), array("q")
     ids_append, vals_append, tok_end_append = ids.append, vals.append, tok_end.append
     by_str, by_num = {}, {}          # key -> {str value -> id}; key -> id (a number's attribute is its key)
     for i, sent in enumerate(X):
@@ -109,8 +112,8 @@ def _walk(X, intern, transform):
                     vals_append(x)
             tok_end_append(len(ids))
         sent_end.append(len(tok_end))
-    return (np.array(ids, dtype=np.int64), np.array(vals, dtype=np.float64), np.array(tok_end, dtype=np.int64),
-            np.array(sent_end, dtype=np.int64))
+    return (np.frombuffer(ids, dtype=np.int32), np.frombuffer(vals, dtype=np.float64),
+            np.frombuffer(tok_end, dtype=np.int64), np.frombuffer(sent_end, dtype=np.int64))
 
 
 def _matrices(cols, vals, tok_end, sent_end, n_features):
@@ -118,17 +121,21 @@ def _matrices(cols, vals, tok_end, sent_end, n_features):
 
     Built as one CSR matrix of all tokens, made canonical by scipy (indices sorted within a row, repeated
     attributes of a token summed: the same sparsetools calls, row by row on the same entries, that the per-sentence
-    ``csr_matrix((vals, (rows, cols)))`` of the former transform made), then cut into sentences.
+    ``csr_matrix((vals, (rows, cols)))`` of the former transform made), then cut into sentences (each owning its
+    arrays, as before).
     """
-    keep = (cols >= 0) & (vals != 0.0)
-    cum = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=cum[1:])
+    keep = vals != 0.0
+    keep &= cols >= 0
     n_tok = len(tok_end)
-    indptr = np.empty(n_tok + 1, dtype=np.int64)
-    indptr[0] = 0
-    indptr[1:] = cum[tok_end]
+    cum = np.cumsum(keep, dtype=np.int32 if len(keep) < np.iinfo(np.int32).max else np.int64)
+    indptr = np.zeros(n_tok + 1, dtype=np.int64)
+    ends = tok_end > 0
+    indptr[1:][ends] = cum[tok_end[ends] - 1]
+    del cum
     idx = np.int32 if max(n_features, int(indptr[-1]), n_tok) < np.iinfo(np.int32).max else np.int64
-    allm = sp.csr_matrix((vals[keep], cols[keep].astype(idx), indptr.astype(idx)), shape=(n_tok, n_features))
+    allm = sp.csr_matrix((vals[keep], cols[keep].astype(idx, copy=False), indptr.astype(idx)),
+                         shape=(n_tok, n_features))
+    del keep
     allm.sum_duplicates()
     data, indices, indptr = allm.data, allm.indices, allm.indptr
     out, t0 = [], 0
@@ -196,8 +203,8 @@ class TokenDictExtractor:
         empty = np.flatnonzero(sent_end == starts)
         if len(empty):
             raise DataError(f"sentence {int(empty[0])} is empty; drop empty sentences")
-        col = np.full(len(names), -1, dtype=np.int64)
-        col[kept] = np.arange(len(kept))
+        col = np.full(len(names), -1, dtype=np.int32)
+        col[kept] = np.arange(len(kept), dtype=np.int32)
         return _matrices(col[ids], vals, tok_end, sent_end, self.n_features_)
 
     def _set_vocabulary(self, names, group_names, groups):
