@@ -5,7 +5,8 @@ subprocess — never timed here (timings live in ``python -m mmprog.bench startu
   imported on use;
 * the fit path — every module a fit imports, and a fit's first round on a master a native back end solves — loads
   Pyomo's modelling layer (``pyomo.core``) but not its plugins (``pyomo.environ``: writers, solver factories, GDP,
-  DAE, about 0.2 s of CPU); they are loaded when the engine hands the master back, so that ``model.write`` works.
+  DAE, about 0.2 s of CPU), nor does the fit itself; they are loaded when the master is read from the result
+  (``Result.model``), so that ``model.write`` works.
 """
 import json
 import os
@@ -50,8 +51,8 @@ def test_the_fit_path_leaves_pyomos_plugins_out():
 
 
 def test_a_first_round_leaves_pyomos_plugins_out_and_the_result_can_be_written(tmp_path):
-    # the round's stages run with pyomo.core alone (the master built, grown and solved by DAQP from its arrays);
-    # the engine loads the plugins as it hands the master back, and the master is then written by Pyomo itself
+    # the round's stages run with pyomo.core alone (the master built, grown and solved by DAQP from its arrays), and
+    # so do the result's read-outs; reading the master from the result loads the plugins, and Pyomo then writes it
     code = f"""
 import sys
 import mmprog
@@ -65,6 +66,8 @@ def record(self, *a, **k):
 loop.CuttingPlane.record = record
 res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2)
 assert seen and not any(seen), seen
+res.predict(synthetic_chain(n_instances=2, seed=1))
+assert 'pyomo.environ' not in sys.modules
 res.model.write({str(tmp_path / 'm.lp')!r})
 """
     got = loaded_after(code)
