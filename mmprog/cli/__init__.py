@@ -89,7 +89,7 @@ def main(argv=None):
     Every failure ends in one line on stderr and an exit code of the contract (:data:`EPILOG`); ``--debug`` lets
     the exception through, traceback and all."""
     if argv is None:                    # the process's own command line (the mmprog script, python -m mmprog.cli)
-        _no_collection_at_exit()
+        no_collection_at_exit()
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     try:
@@ -102,7 +102,7 @@ def main(argv=None):
         return 130
 
 
-def _no_collection_at_exit():
+def no_collection_at_exit():
     """Freeze the garbage collector's view of the heap (:func:`gc.freeze`) once the exit handlers registered after
     this one have run, so that Python's finalisation does not run full collections over everything NumPy, SciPy,
     numba and Pyomo allocated: those took about 0.3 s of a one-round ``mmprog train`` on 100 sentences (issue 37,
