@@ -102,3 +102,24 @@ def test_a_command_run_as_a_process_still_writes_its_model_and_output(tmp_path):
     assert "timings" in json.loads(out.stdout)
     import mmprog
     assert mmprog.load(str(tmp_path / "m")).w.size > 0
+
+
+def test_a_fit_of_p0_imports_no_other_program_and_the_registry_keeps_its_order():
+    # the program modules are imported on demand; registered() lists them as importing all of them in a fresh
+    # process registers them, whatever a process imported first (here m3n by a fit, L-inf by mmprog.linf)
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    def run(code):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    fresh = run("import json, mmprog.programs as P\nfrom mmprog.programs import base\nP.load()\n"
+                "print(json.dumps(list(base._REGISTRY)))")
+    got = run("import json, sys, mmprog\nfrom mmprog.datasets import synthetic_chain\n"
+              "mmprog.fit(synthetic_chain(n_instances=10, seed=0), program='m3n', solver='daqp', max_iter=1)\n"
+              "loaded = sorted(m for m in sys.modules if m.startswith('mmprog.programs.'))\n"
+              "import mmprog.linf\nfrom mmprog.programs import registered\n"
+              "print(json.dumps([loaded, registered()]))")
+    assert got[0] == ["mmprog.programs.base", "mmprog.programs.m3n", "mmprog.programs.statements"], got[0]
+    assert got[1] == fresh and fresh[:2] == ["l1m3n", "m3n"] and len(fresh) == 9, (got[1], fresh)
