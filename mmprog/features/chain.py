@@ -269,7 +269,9 @@ class ChainFeatureMap:
             if any(sp.issparse(x) for x in dataset.X):
                 X = sp.vstack([sp.csr_matrix(x) for x in dataset.X], format="csr", dtype=np.float64)
             else:
-                X = np.ascontiguousarray(np.vstack(dataset.X), dtype=np.float64)
+                # the rows are 2-D (checked by the dataset): np.vstack would add a Python call per block (29 against
+                # 9 ms for OCR's 6,251 test words)
+                X = np.ascontiguousarray(np.concatenate(dataset.X), dtype=np.float64)
         return self.prepare_stacked(X, lengths, dataset.Y)
 
     def prepare_stacked(self, X, lengths, Y=None):
