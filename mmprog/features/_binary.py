@@ -95,10 +95,12 @@ def nonzero_row_scores(indptr, indices, data, W, rows, out, lo=0, hi=-1):
     """out[i] += Σ_j X[rows[i], j] · W[j] over the stored non-zeros of a dense X's rows (``X_nonzeros`` of
     :meth:`mmprog.features.chain.ChainFeatureMap._dense_nonzeros`), in ascending j from 0.0.
 
-    Why: the token scores of small dense inputs (OCR's 4,617 × 128 pixels, 22 % non-zero) are a product too small
-    for threaded BLAS, whose idle threads spin on the other core (3–4 ms of CPU a round on a busy 2-core machine,
-    where this takes well under 1 ms on one thread). With 0/1 values each term is W[j, k] exactly, and the floats
-    are BLAS's own sum in the same order (the OCR fit's bounds and rounds are bit-identical).
+    Why: the token scores of small, mostly-zero dense inputs (OCR's 4,617 × 128 pixels, 22 % non-zero) skip the
+    zeros BLAS multiplies: 0.78–0.81 against 1.06–1.26 ms of CPU for one-thread BLAS (what the serial oracle runs,
+    :func:`mmprog.engine.oracle.blas_single`) and 2.4–3.6 ms for threaded BLAS, whose idle thread spins on the other
+    core (measured on a busy 2-core machine). With 0/1 values each term is W[j, k]
+    exactly, and the floats are BLAS's own sum in the same order (the OCR fit's bounds and rounds are
+    bit-identical).
 
     Parameters
     ----------

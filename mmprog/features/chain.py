@@ -367,8 +367,8 @@ class ChainFeatureMap:
             W = np.ascontiguousarray(blocks["state"])
             in_threads(lambda a, b: binary_row_scores(Xt.indptr, Xt.indices, W, node_tok, a, b), Xt.shape[0])
         elif not sp.issparse(Xt) and (nz := self._dense_nonzeros(prepared)) is not None:
-            # small, mostly-zero dense rows (OCR pixels) scored again and again: their non-zeros on one thread, not
-            # a threaded BLAS call
+            # small, mostly-zero dense rows (OCR pixels) scored again and again: their non-zeros alone, on one
+            # thread (BLAS multiplies the zeros too)
             from ._binary import in_threads, nonzero_row_scores
             node_tok = np.zeros((len(tok), self.n_labels))
             W = np.ascontiguousarray(blocks["state"])
