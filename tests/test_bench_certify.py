@@ -71,14 +71,14 @@ def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
     rec = tmp_path / "certify.json"
     assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--skip", "crfsuite", "--gap-tol", "1e-3",
                          "--stretch", "1e-4", "--swap", "daqp,highs", "--swap-oracles", "serial,process",
-                         "--dev", "0.2", "--C-grid", "1,0.1", "--record", str(rec)]) == 0
+                         "--swap-fits", "--dev", "0.2", "--C-grid", "1,0.1", "--record", str(rec)]) == 0
     rows = json.loads(rec.read_text())["rows"]
-    main = [r for r in rows if "train_seconds" in r and not r.get("stretch")]
+    main = [r for r in rows if "train_seconds" in r and not r.get("stretch") and not r.get("swap_fit")]
     assert len(main) == 1 and main[0]["route"] == "bcfw" and main[0]["gap_tol"] == 1e-3
     lower, upper = main[0]["lower_bound"], main[0]["upper_bound"]
     tol = 1e-6 * max(1.0, abs(upper))
 
-    swap = [r for r in rows if "master_solver" in r]
+    swap = [r for r in rows if "master_solver" in r and not r.get("swap_fit")]
     assert sorted((r["master_solver"], r["oracle"]) for r in swap) == [
         ("daqp", "process"), ("daqp", "serial"), ("highs", "process"), ("highs", "serial")]
     first = swap[0]["master_objective"]
@@ -98,6 +98,19 @@ def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
                            for o in ("serial", "process"))
         assert serial["master_objective"] == process["master_objective"]
         assert process["upper_bound"] == pytest.approx(serial["upper_bound"], rel=1e-9)
+
+    # the user's swap: a whole fit per (solver, oracle back end), each certified, its master optimum between its
+    # own bounds, all four within one gap of each other
+    fits = [r for r in rows if r.get("swap_fit")]
+    assert sorted((r["master_solver"], r["oracle"]) for r in fits) == [
+        ("daqp", "process"), ("daqp", "serial"), ("highs", "process"), ("highs", "serial")]
+    for r in fits:
+        assert r["route"] == "bcfw" and r["termination"] == "converged" and r["gap"] <= 1e-3
+        t = 1e-6 * max(1.0, abs(r["upper_bound"]))
+        assert r["in_bounds"] == "pass" and r["lower_bound"] - t <= r["master_objective"] <= r["upper_bound"] + t
+        assert r["objective_diff_over_gap"] <= 1.0 and r["f1_within_0_1_of_first"]
+        assert r["objective_diff_over_gap"] == pytest.approx(
+            abs(r["master_objective"] - fits[0]["master_objective"]) / (fits[0]["upper_bound"] - fits[0]["lower_bound"]))
 
     dev = [r for r in rows if r.get("dev_path")]
     assert [r["C"] for r in dev] == [0.1, 1.0]                      # the path runs C increasing

@@ -173,16 +173,26 @@ def run_swap(run, fmap, prepared, ds, test, C, gap_tol, solvers, oracles, form="
     solver's w by that oracle (``upper_bound``) and its certificate against D(α) (``w_gap``), test F1 and whether
     it is within 0.1 of the route's own w's (``f1_within_0_1``) and of the first solver's
     (``f1_within_0_1_of_first``)."""
+    import numpy as np
+
     from ..duality import master_of_bcfw
     from ..engine import bcfw
     from ..engine.oracle import Oracle
     from ..exceptions import SolverError, SolverUnavailable
     from ..programs import get_program
     from ..result import Result
-    import numpy as np
     ref_f1, first_f1 = _mmprog_f1(fmap, run.w, ds, test), None
     absolute = run.upper_bound - run.lower_bound
     rows, ref = [], None
+    cached = int(np.count_nonzero(run.state["alpha"][:, 1:] > 0))
+    if form == "n" and cached > bcfw.MAX_MASTER_CUTS:
+        # the Gram dual of m cuts holds m² entries, written into Pyomo term by term: 300 CoNLL-2000 sentences (9,120
+        # labelings at gap 1e-2) took over 10 minutes and 1.7 GB before the first solve
+        return [dict(system="mmprog", route="bcfw", master_solver=name, master_form="n", master_cuts=cached,
+                     gap=run.gap, gap_tol=gap_tol, lower_bound=run.lower_bound, run_upper_bound=run.upper_bound,
+                     setting=f"swap: n-slack master solved by {name}", error=f"the n-slack master would hold "
+                     f"{cached} cuts, above the engine's {bcfw.MAX_MASTER_CUTS} (its Gram dual has m² entries); "
+                     f"use --swap-form one or auto") for name in solvers]
     for name in solvers:
         prog = get_program("m3n", C=C)
         t0 = time.perf_counter()
@@ -220,6 +230,42 @@ def run_swap(run, fmap, prepared, ds, test, C, gap_tol, solvers, oracles, form="
                              w_gap=(upper - run.lower_bound) / max(1.0, abs(upper)),
                              f1_within_0_1=all(abs(f1[k] - ref_f1[k]) <= 0.1 for k in f1),
                              f1_within_0_1_of_first=all(abs(f1[k] - first_f1[k]) <= 0.1 for k in f1), **f1))
+    return rows
+
+
+def run_swap_fits(ds, test, C, gap_tol, time_limit, solvers, oracles, order=1, transitions="seen"):
+    """The swap as a user runs it: ``mmprog.fit`` (what ``mmprog train --solver X --oracle Y`` runs, route auto)
+    once per (master back end, oracle back end), each timed; one row per fit with its certificate, the solver's
+    solve of the master on the route's working set (``master_objective``, :func:`mmprog.api.solve_master_of_record`),
+    test F1, and against the first fit: the objective difference relative to the first fit's absolute gap, the
+    largest weight difference and whether F1 is within 0.1."""
+    import numpy as np
+
+    import mmprog
+    rows, first = [], None
+    for name in solvers:
+        for backend in oracles:
+            w0, c0 = time.perf_counter(), time.process_time()
+            res = mmprog.fit(ds, C=C, solver=name, oracle=backend, n_jobs=None if backend == "serial" else 2,
+                             gap_tol=gap_tol, time_limit=time_limit, order=order,
+                             transitions=transitions if order == 2 else "all")
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            f1 = _mmprog_f1(res.fmap, res.w, ds, test)
+            m = res.master_solve or {}
+            row = dict(system="mmprog", setting=f"swap fit: mmprog.fit(C={C:g}, solver={name}, oracle={backend})",
+                       swap_fit=True, route=res.route, master_solver=name, oracle=backend, gap=res.gap, gap_tol=gap_tol,
+                       termination=res.termination, train_seconds=wall, cpu_seconds=cpu, passes=res.n_iter,
+                       upper_bound=res.upper_bound, lower_bound=res.primal_objective,
+                       master_objective=m.get("objective"), master_form=m.get("form"), master_cuts=m.get("cuts"),
+                       in_bounds=m.get("in_bounds"), **f1)
+            if first is None:
+                first = (row, res.w, res.upper_bound - res.primal_objective)
+            ref, w_ref, absolute = first
+            if row["master_objective"] is not None and ref["master_objective"] is not None and absolute > 0:
+                row["objective_diff_over_gap"] = abs(row["master_objective"] - ref["master_objective"]) / absolute
+            row["w_max_diff"] = float(np.max(np.abs(res.w - w_ref))) if len(res.w) else 0.0
+            row["f1_within_0_1_of_first"] = all(abs(f1[k] - ref[k]) <= 0.1 for k in f1)
+            rows.append(row)
     return rows
 
 
@@ -298,6 +344,17 @@ def print_swap(task, rows, tests):
               f"{'yes' if r['f1_within_0_1_of_first'] else 'NO'} (of the first solver's)", flush=True)
 
 
+def print_swap_fits(task, rows):
+    """The swap fits against the first one."""
+    for r in rows:
+        obj = "" if r["master_objective"] is None else f"{r['master_objective']:.10g}"
+        diff = f"{r['objective_diff_over_gap']:.2e}" if "objective_diff_over_gap" in r else "-"
+        print(f"{task}: swap fit {r['master_solver']}/{r['oracle']}: route {r['route']}, {r['termination']}, gap "
+              f"{r['gap']:.2e}; master optimum {obj} ({r['master_form']}-slack, {r['in_bounds']}), |diff|/gap vs the "
+              f"first fit {diff}, max |w - w_first| {r['w_max_diff']:.2e}, F1 within 0.1 of the first: "
+              f"{'yes' if r['f1_within_0_1_of_first'] else 'NO'}", flush=True)
+
+
 def print_dev(task, rows, tests):
     """The C-on-dev rows as a table."""
     if not rows:
@@ -339,6 +396,8 @@ def main(argv=None):
                     "P(w) of each solver's w with each --swap-oracles back end: one row per pair")
     ap.add_argument("--swap-oracles", default="serial,process", metavar="BACKEND,...",
                     help="oracle back ends of the swap rows (default serial,process)")
+    ap.add_argument("--swap-fits", action="store_true", help="with --swap: also one whole mmprog.fit per (solver, "
+                    "oracle back end), as `mmprog train --solver X --oracle Y` runs it (timed; each a full fit)")
     ap.add_argument("--swap-form", choices=["auto", "n", "one"], default="auto", help="the swap master: n (one cut "
                     "per cached labeling), one (the working set aggregated into one 1-slack cut, the same certified "
                     "lower bound) or auto (n up to the engine's limit of cached labelings, else one)")
@@ -410,6 +469,9 @@ def main(argv=None):
         if args.skip != "mmprog":
             task_rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit,
                                     settings, order, args.transitions, args.verbose, swap)
+        if swap and args.swap_fits and args.skip != "mmprog":
+            task_rows += run_swap_fits(ds, test, args.C, args.gap_tol, args.time_limit, swap["solvers"],
+                                       swap["oracles"], order, args.transitions)
         if dev is not None:
             dev_rows, dev_notes = run_dev(train, args.templates, dev, Cs, c2s, {k: c for k, (c, _) in test.items()},
                                           args.gap_tol, args.time_limit, order, args.transitions,
@@ -434,7 +496,8 @@ def main(argv=None):
             print(f"{task}: {r['system']:<10} {r['setting'][:58]:<58} {r['train_seconds']:8.1f} "
                   f"{r['cpu_seconds']:8.1f} {split} {gap} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests),
                   flush=True)
-        print_swap(task, [r for r in task_rows if "master_solver" in r], tests)
+        print_swap(task, [r for r in task_rows if "master_solver" in r and not r.get("swap_fit")], tests)
+        print_swap_fits(task, [r for r in task_rows if r.get("swap_fit")])
         print_dev(task, [r for r in task_rows if r.get("dev_path")], tests)
         rows += task_rows
     if args.record:
@@ -456,6 +519,9 @@ def main(argv=None):
                  "in_bounds: its optimum lies in [D(α), P(w)] of the run; upper_bound: P0's full objective at that "
                  "solver's w by that oracle back end; w_gap: (that P − D(α)) / max(1, |P|); F1 within 0.1 of the "
                  "route's own w",
+                 "swap fit rows (--swap-fits): one whole mmprog.fit per (solver, oracle back end), what `mmprog "
+                 "train --solver X --oracle Y` runs: route bcfw, the solver solving the master on the route's "
+                 "working set once the gap is certified (master_objective)",
                  "CRFsuite minimises a different objective (CRF likelihood with c2 = 1): its time is that of its "
                  "100 L-BFGS iterations, not of a certificate"]
         record.write(args.record, "certify", rows, packages=("python-crfsuite", "numba", "scipy"), notes=notes)
