@@ -433,9 +433,11 @@ class SequenceTagger(BaseEstimator):
         return route, notes
 
     # ------------------------------------------------------------------ fit
-    def _dataset(self, X, y=None):
+    def _dataset(self, X, y=None, Xs=None):
+        """The SequenceDataset of X (and y); ``Xs``: X's matrices when the caller already has them."""
         from .datasets.base import SequenceDataset
-        Xs = self.extractor_.transform(X)
+        if Xs is None:
+            Xs = self.extractor_.transform(X)
         if y is None:
             Y = [np.full(x.shape[0], -1, dtype=np.int64) for x in Xs]
         else:
@@ -464,8 +466,8 @@ class SequenceTagger(BaseEstimator):
         for i, (x, v) in enumerate(zip(X, y)):
             check_param(f"y[{i}]", f"{len(v)} labels", len(v) == len(x), f"one label per token ({len(x)})")
         self.classes_ = sorted({t for v in y for t in v})
-        self.extractor_ = TokenDictExtractor(min_count=route["min_count"]).fit(X)
-        ds = self._dataset(X, y)
+        self.extractor_ = TokenDictExtractor(min_count=route["min_count"])
+        ds = self._dataset(X, y, Xs=self.extractor_.fit_transform(X))     # one pass over the dicts, not two
         self.n_features_in_ = ds.n_features
         kw = {k: route[k] for k in ("route", "max_iter", "gap_tol", "slack", "eps", "drop_after") if k in route}
         if route.get("stabilise") is not None:

@@ -71,3 +71,32 @@ res.model.write({str(tmp_path / 'm.lp')!r})
     got = loaded_after(code)
     assert got["environ"]
     assert (tmp_path / "m.lp").stat().st_size > 0
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_only_the_processs_own_command_skips_the_final_collections(own):
+    # main() from the mmprog script or python -m mmprog.cli freezes the heap at exit (Python's final collections
+    # over NumPy/SciPy/numba/Pyomo objects cost ~0.3 s of a short run); main([...]) called by a program does not
+    code = f"""
+import atexit, contextlib, gc, io, sys
+from mmprog.cli import main
+atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))   # registered first: runs after main's
+sys.argv = ['mmprog', 'data']
+with contextlib.redirect_stdout(io.StringIO()):
+    main() if {own!r} else main(['data'])
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == f"frozen {own}"
+
+
+def test_a_command_run_as_a_process_still_writes_its_model_and_output(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-m", "mmprog.cli", "train", "--data", "synthetic:seed=0,n_instances=20",
+                          "--max-iter", "2", "--out", str(tmp_path / "m"), "--json"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "timings" in json.loads(out.stdout)
+    import mmprog
+    assert mmprog.load(str(tmp_path / "m")).w.size > 0
