@@ -344,6 +344,9 @@ class Result(Predictor):
         self.gap_tol = gap_tol
         self.certifies = certifies
         self.route = route
+        #: route bcfw with a solver given: that solver's solve of the master of record (:func:`mmprog.api.
+        #: solve_master_of_record`), else None
+        self.master_solve = None
         self.n_iter = run.n_iter
         self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
         self.termination = run.termination
@@ -403,7 +406,8 @@ class Result(Predictor):
                 "gap_tol": self.gap_tol, "certifies": self.certifies, "n_iter": self.n_iter, "n_cuts": self.n_cuts,
                 "primal_objective": finite(self.primal_objective), "dual_objective": self.dual_objective,
                 "upper_bound": finite(self.upper_bound), "timings": self.timings,
-                "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8))}
+                "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8)),
+                **({"master_solve": self.master_solve} if self.master_solve else {})}
 
     def plot_convergence(self):
         """Bounds, gap and cuts per round as a matplotlib Figure (:func:`mmprog.plots.plot_convergence`)."""

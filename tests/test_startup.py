@@ -64,7 +64,8 @@ def record(self, *a, **k):
     seen.append('pyomo.environ' in sys.modules)
     return stage(self, *a, **k)
 loop.CuttingPlane.record = record
-res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2)
+res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2,
+                 route="cutting-plane")
 assert seen and not any(seen), seen
 res.predict(synthetic_chain(n_instances=2, seed=1))
 assert 'pyomo.environ' not in sys.modules
