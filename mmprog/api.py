@@ -7,8 +7,10 @@ from .exceptions import ParameterError, check_n_jobs, check_param
 from .programs import get_program
 
 
-#: the settings only the cutting plane reads: giving one makes ``route="auto"`` choose the cutting plane
-CUTTING_PLANE_SETTINGS = ("solver", "eps", "drop_after", "max_cuts", "show", "show_every", "snapshot_iters",
+#: the settings only the cutting plane reads: giving one makes ``route="auto"`` choose the cutting plane. ``solver`` is
+#: not one: on route bcfw it solves the master of record (:func:`solve_master_of_record`), so swapping it keeps the
+#: route that certifies the fit (issue 37: the cutting plane cannot certify CoNLL-2000 in useful time)
+CUTTING_PLANE_SETTINGS = ("eps", "drop_after", "max_cuts", "show", "show_every", "snapshot_iters",
                           "solve_time_limit", "checkpoint", "checkpoint_every", "resume", "stabilise", "line_search")
 
 
@@ -36,6 +38,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     solver : str, optional
         Registered solver name; default: the program's ``preferred_solver(dim)`` when it has one (``m3n``'s Gram
         dual master: ``daqp`` where installed), else :func:`mmprog.solvers.default_solver` of the program's class.
+        On route ``"bcfw"`` (which has no QP master of its own; also under ``route="auto"`` where bcfw covers the
+        fit) a given solver solves P0's master on the route's working set once the gap is certified, its optimum
+        checked to lie within the certified bounds (``result.master_solve``): swapping it changes the statement of
+        record's solver, not the route nor w.
     slack : {"n", "one"}, optional
         Default: the program's own (``default_slack``: "one" for the 1-slack methods mtl and pblock, else "n").
     eps : float, optional
@@ -101,8 +107,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
         ``"cutting-plane"``: the program's master grown cut by cut (:mod:`mmprog.engine.loop`). ``"auto"``
         (default): ``"bcfw"`` where that route covers the fit (it says so itself, :meth:`mmprog.engine.routes.
         Engine.covers`: m3n, n-slack, the chain maps it takes) and no setting only the cutting plane reads is given
-        (:data:`CUTTING_PLANE_SETTINGS`: ``solver``, ``eps``, ``drop_after``, ``stabilise``, checkpoints, ...);
-        else the cutting plane.
+        (:data:`CUTTING_PLANE_SETTINGS`: ``eps``, ``drop_after``, ``stabilise``, checkpoints, ...; ``solver`` is
+        not one); else the cutting plane.
     warm_start : Result, optional
         A fit of the same program on the same data and feature map, at this or another C (a C path): route
         ``"bcfw"`` starts from its working set with α scaled to this C (feasible; :meth:`mmprog.engine.routes.Engine.
@@ -169,7 +175,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     else:
         fmap = feature_map if feature_map is not None else feature_map_for(dataset)
     prepared = fmap.prepare(dataset)
-    given = dict(solver=solver, eps=eps, drop_after=drop_after, max_cuts=max_cuts, show=show, show_every=show_every,
+    # the cutting plane's own settings given (CUTTING_PLANE_SETTINGS; a solver is not one, see there)
+    given = dict(eps=eps, drop_after=drop_after, max_cuts=max_cuts, show=show, show_every=show_every,
                  snapshot_iters=tuple(snapshot_iters) or None, solve_time_limit=solve_time_limit,
                  checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=resume, stabilise=stabilise,
                  line_search=line_search or None)
@@ -207,7 +214,8 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
                 warm = None if warm_start is None else warm_start.solution.extra.get("working_set")
                 run, slack = ENGINE.bcfw(prog, orc, gap_tol=DEFAULT_GAP_TOL if gap_tol is None else gap_tol,
                                          max_iter=max_iter, time_limit=time_limit, warm_start=warm)
-                solver_name = "bcfw"
+                # the route has no QP master of its own: a solver given solves the master of record below
+                solver_name = solver or "bcfw"
             elif hasattr(prog, "fit"):
                 # programs with an outer loop (EM over the cutting-plane master, variational updates) drive the
                 # engine
@@ -222,8 +230,32 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     from .engine.loop import DEFAULT_GAP_TOL
     tol = None if run.solution.extra.get("algorithm") in ("factored", "subgradient") else \
         (DEFAULT_GAP_TOL if gap_tol is None else float(gap_tol))
-    return Result(fmap, run, prog.name, prog.params(), solver_name, slack,
+    res = Result(fmap, run, prog.name, prog.params(), solver_name, slack,
                   label_names=getattr(dataset, "label_names", None), trainer=fit, gap_tol=tol)
+    if route == "bcfw" and solver is not None:
+        solve_master_of_record(res, solver)
+    return res
+
+
+def solve_master_of_record(result, solver):
+    """Route ``bcfw`` with ``solver`` given: P0's master on the route's working set (``result.model``) solved by
+    that back end, the way ``mmprog verify`` solves it (:func:`mmprog.duality.master_of_bcfw`: the engine's route,
+    status-checked, time-capped), and its optimum required to lie in the certified [D(α), P(w)]. The model keeps
+    that solution (what ``show``/``export`` read); ``w`` stays the route's certified point. Sets
+    ``result.master_solve`` = {solver, objective, form, in_bounds}.
+
+    Raises
+    ------
+    SolverError
+        The solver failed, or its optimum lies outside the certified bounds."""
+    from .duality import master_of_bcfw
+    from .exceptions import SolverError
+    view, row = master_of_bcfw(result, [solver])
+    if row.status != "pass":
+        raise SolverError(f"solver {solver!r}: {row.statement}, but its optimum is {row.lhs:.10g}")
+    result.master_solve = {"solver": solver, "objective": float(view.primal_objective), "form": result.slack,
+                           "cuts": len(view.alpha), "in_bounds": row.status}
+    result.meta["master_solve"] = result.master_solve
 
 
 def choose_route(route, program, fmap, prepared, slack, cutting_plane_settings=()):

@@ -56,7 +56,9 @@ __all__ = ["check", "dual_model", "hook_for", "ProgramHook", "Context", "Check",
 def hook_for(name):
     """The duality hook of program ``name``: the registered one, else a :class:`ProgramHook` over the program
     class's own ``dual_model``/``checks``."""
-    from . import programs  # noqa: F401  (importing the program modules registers their hooks)
+    from .programs import MODULES, load
+    if name in MODULES:
+        load(name)          # importing a program's module registers its hook (they are imported on demand)
     if name in statements.HOOKS:       # read at call time: a test may register hooks in a copy
         return statements.HOOKS[name]
     return ProgramHook(name)

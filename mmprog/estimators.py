@@ -125,8 +125,9 @@ class M3N(BaseEstimator):
 #: :meth:`mmprog.engine.routes.Engine.covers`); ``max_iterations`` then counts passes over the sentences. It is the
 #: fastest certified route measured (``python -m mmprog.bench crf --routes``, record docs/records/crf-routes.json; bench
 #: ``certify``, record docs/records/certify.json). Programs the route does not cover, and P0 when a cutting-plane
-#: setting is given (``slack``, ``eps``, ``stabilise``, ``inout_weight``, ``drop_after``, ``solver`` or
-#: ``route="cutting-plane"``), take :data:`CUTTING_PLANE_ROUTE` for the settings not given.
+#: setting is given (``slack``, ``eps``, ``stabilise``, ``inout_weight``, ``drop_after`` or ``route="cutting-plane"``;
+#: ``solver`` is not one: on bcfw it solves the master on the route's working set), take :data:`CUTTING_PLANE_ROUTE`
+#: for the settings not given.
 DEFAULT_ROUTE = {"route": "auto", "gap_tol": 1e-2}
 
 #: The cutting plane's settings for P0 and P1 in :class:`SequenceTagger`, chosen by measurement on the first 2,000
@@ -369,9 +370,9 @@ class SequenceTagger(BaseEstimator):
         route["route"] = self.route
         # the cutting plane's settings, where the fit goes that way: programs bcfw does not solve, a cutting-plane
         # setting given, or route="cutting-plane" (route "auto" with none given leaves the choice to mmprog.fit)
+        # (``solver`` is not one: on route bcfw it solves the master on the route's working set, as in mmprog.fit)
         given = {"slack": self.slack, "eps": self.eps, "inout_weight": self.inout_weight,
-                 "drop_after": self.drop_after, "solver": self.solver,
-                 "stabilise": None if self.stabilise == "auto" else self.stabilise}
+                 "drop_after": self.drop_after, "stabilise": None if self.stabilise == "auto" else self.stabilise}
         cutting = self.route == "cutting-plane" or program != "m3n" or \
             any(v is not None for v in given.values()) or self.stabilise != "auto"
         if cutting and self.route != "bcfw":
@@ -432,9 +433,11 @@ class SequenceTagger(BaseEstimator):
         return route, notes
 
     # ------------------------------------------------------------------ fit
-    def _dataset(self, X, y=None):
+    def _dataset(self, X, y=None, Xs=None):
+        """The SequenceDataset of X (and y); ``Xs``: X's matrices when the caller already has them."""
         from .datasets.base import SequenceDataset
-        Xs = self.extractor_.transform(X)
+        if Xs is None:
+            Xs = self.extractor_.transform(X)
         if y is None:
             Y = [np.full(x.shape[0], -1, dtype=np.int64) for x in Xs]
         else:
@@ -463,8 +466,8 @@ class SequenceTagger(BaseEstimator):
         for i, (x, v) in enumerate(zip(X, y)):
             check_param(f"y[{i}]", f"{len(v)} labels", len(v) == len(x), f"one label per token ({len(x)})")
         self.classes_ = sorted({t for v in y for t in v})
-        self.extractor_ = TokenDictExtractor(min_count=route["min_count"]).fit(X)
-        ds = self._dataset(X, y)
+        self.extractor_ = TokenDictExtractor(min_count=route["min_count"])
+        ds = self._dataset(X, y, Xs=self.extractor_.fit_transform(X))     # one pass over the dicts, not two
         self.n_features_in_ = ds.n_features
         kw = {k: route[k] for k in ("route", "max_iter", "gap_tol", "slack", "eps", "drop_after") if k in route}
         if route.get("stabilise") is not None:

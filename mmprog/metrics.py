@@ -34,18 +34,22 @@ def _paired_labels(Y_true, Y_pred):
                         f"sequence")
     if len(Y_true) == 0:
         raise DataError("Y_true is empty; pass at least one sequence")
-    yt, yp, sid = [], [], []
-    for i, (t, p) in enumerate(zip(Y_true, Y_pred)):
-        t = np.asarray(t).ravel()
-        p = np.asarray(p).ravel()
-        if p.shape[0] < t.shape[0]:
-            raise DataError(f"sequence {i}: prediction has {p.shape[0]} labels but the truth has {t.shape[0]}; "
-                            f"predict every position")
-        # padded predictions (decoders return (B, T_max) with -1 padding) are cut to the true length
-        yt.append(t)
-        yp.append(p[:t.shape[0]])
-        sid.append(np.full(t.shape[0], i, dtype=np.int64))
-    return np.concatenate(yt), np.concatenate(yp), np.concatenate(sid)
+    # whole-corpus array operations, not ~4 NumPy calls per sequence (50 of the 120 ms of scoring OCR's 6,251 test
+    # words went to building the sequence ids one np.full at a time)
+    yt = [np.asarray(t).ravel() for t in Y_true]
+    yp = [np.asarray(p).ravel() for p in Y_pred]
+    lt = np.fromiter((t.shape[0] for t in yt), dtype=np.int64, count=len(yt))
+    lp = np.fromiter((p.shape[0] for p in yp), dtype=np.int64, count=len(yp))
+    short = np.flatnonzero(lp < lt)
+    if len(short):
+        i = int(short[0])
+        raise DataError(f"sequence {i}: prediction has {lp[i]} labels but the truth has {lt[i]}; "
+                        f"predict every position")
+    # padded predictions (decoders return (B, T_max) with -1 padding) are cut to the true length
+    longer = np.flatnonzero(lp > lt)
+    for i in longer.tolist():
+        yp[i] = yp[i][: lt[i]]
+    return np.concatenate(yt), np.concatenate(yp), np.repeat(np.arange(len(yt), dtype=np.int64), lt)
 
 
 def token_error(Y_true, Y_pred) -> float:

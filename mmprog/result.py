@@ -328,7 +328,7 @@ class Result(Predictor):
                                "gap": gap if np.isfinite(gap) else None, "gap_tol": gap_tol,
                                "upper_bound": upper if np.isfinite(upper) else None,
                                "lower_bound": lower if np.isfinite(lower) else None, "certifies": certifies})
-        self.model = run.model
+        self.model = run.model      # read back through the property below, which loads Pyomo's plugins
         #: what trained this result (:func:`mmprog.fit`): a program's checks train the referee a paper compares it
         #: with through it (P4 against adaptive M³N, LapM³N's first step against M³N), so no program imports the face
         self.trainer = trainer
@@ -344,6 +344,9 @@ class Result(Predictor):
         self.gap_tol = gap_tol
         self.certifies = certifies
         self.route = route
+        #: route bcfw with a solver given: that solver's solve of the master of record (:func:`mmprog.api.
+        #: solve_master_of_record`), else None
+        self.master_solve = None
         self.n_iter = run.n_iter
         self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
         self.termination = run.termination
@@ -356,9 +359,24 @@ class Result(Predictor):
             if not hasattr(self, k):
                 setattr(self, k, v)
 
+    @property
+    def model(self):
+        """The master (a Pyomo ConcreteModel, or None on a route without one), with Pyomo's plugins
+        (``pyomo.environ``: writers, solver factories) loaded on first reading, so that ``model.write(...)`` and
+        Pyomo's solvers work on it. A fit that never reads its master (predicting, scoring, saving w) does not pay
+        their import, 0.1–0.2 s of CPU (issue 37, item 4): the masters are stated with ``pyomo.core`` alone."""
+        if self._master is not None:
+            from .engine.records import load_pyomo_plugins
+            load_pyomo_plugins()
+        return self._master
+
+    @model.setter
+    def model(self, value):
+        self._master = value
+
     def support_vectors(self, tol=1e-8):
         """The cuts with a non-zero multiplier, per slack (example): ``{i: [(position, alpha, labeling)]}``."""
-        ws = getattr(self.model, "ws", None)
+        ws = getattr(self._master, "ws", None)     # the working set's arrays: no Pyomo plugins needed
         if ws is None:
             from .exceptions import ParameterError
             raise ParameterError(f"this {self.program} fit ({self.params}) keeps no working set of cuts, so it has no "
@@ -388,7 +406,8 @@ class Result(Predictor):
                 "gap_tol": self.gap_tol, "certifies": self.certifies, "n_iter": self.n_iter, "n_cuts": self.n_cuts,
                 "primal_objective": finite(self.primal_objective), "dual_objective": self.dual_objective,
                 "upper_bound": finite(self.upper_bound), "timings": self.timings,
-                "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8))}
+                "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8)),
+                **({"master_solve": self.master_solve} if self.master_solve else {})}
 
     def plot_convergence(self):
         """Bounds, gap and cuts per round as a matplotlib Figure (:func:`mmprog.plots.plot_convergence`)."""

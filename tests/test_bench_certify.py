@@ -57,3 +57,72 @@ def test_bench_runs_mmprog_to_its_certificate_and_records_it(tmp_path, entry):
     assert 0 <= rows[0]["test_f1"] <= 100
     assert rows[0]["oracle_seconds"] > 0 and rows[0]["non_oracle_seconds"] > 0
     assert rows[0]["oracle_seconds"] + rows[0]["non_oracle_seconds"] <= rows[0]["train_seconds"]
+
+
+def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
+    """The rows issue 37 asks beside the certified one, on the tiny corpus: the swap rows (the master on the
+    route's working set solved by DAQP and HiGHS, P(w) of each solver's w by the serial and the process oracle), the
+    C chosen on a held-out part (a warm-started C path) and the stretch row; each row's numbers recomputed from the
+    others: a master optimum in the run's [lower, upper], a P(w) no lower than the certified lower bound and the
+    same by both oracles, the dev choice the best dev F1."""
+    import json
+    from mmprog.bench import certify
+    _corpus(tmp_path)
+    rec = tmp_path / "certify.json"
+    assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--skip", "crfsuite", "--gap-tol", "1e-3",
+                         "--stretch", "1e-4", "--swap", "daqp,highs", "--swap-oracles", "serial,process",
+                         "--swap-fits", "--dev", "0.2", "--C-grid", "1,0.1", "--record", str(rec)]) == 0
+    rows = json.loads(rec.read_text())["rows"]
+    main = [r for r in rows if "train_seconds" in r and not r.get("stretch") and not r.get("swap_fit")]
+    assert len(main) == 1 and main[0]["route"] == "bcfw" and main[0]["gap_tol"] == 1e-3
+    lower, upper = main[0]["lower_bound"], main[0]["upper_bound"]
+    tol = 1e-6 * max(1.0, abs(upper))
+
+    swap = [r for r in rows if "master_solver" in r and not r.get("swap_fit")]
+    assert sorted((r["master_solver"], r["oracle"]) for r in swap) == [
+        ("daqp", "process"), ("daqp", "serial"), ("highs", "process"), ("highs", "serial")]
+    first = swap[0]["master_objective"]
+    for r in swap:
+        assert "error" not in r and r["master_form"] == "n" and r["in_bounds"] == "pass"
+        assert r["lower_bound"] == lower and r["run_upper_bound"] == upper and r["gap"] == main[0]["gap"]
+        assert lower - tol <= r["master_objective"] <= upper + tol
+        # P(w) at any w is ≥ P0's optimum ≥ the certified lower bound, and ≥ the master's optimum on a subset of
+        # P0's constraints
+        assert r["upper_bound"] >= lower - tol and r["upper_bound"] >= r["master_objective"] - tol
+        assert r["w_gap"] == pytest.approx((r["upper_bound"] - lower) / max(1.0, abs(r["upper_bound"])))
+        assert r["objective_diff_over_gap"] == pytest.approx(abs(r["master_objective"] - first) / (upper - lower))
+        assert r["objective_diff_over_gap"] <= 1.0
+        assert 0 <= r["test_f1"] <= 100
+    for solver in ("daqp", "highs"):
+        serial, process = (next(r for r in swap if r["master_solver"] == solver and r["oracle"] == o)
+                           for o in ("serial", "process"))
+        assert serial["master_objective"] == process["master_objective"]
+        assert process["upper_bound"] == pytest.approx(serial["upper_bound"], rel=1e-9)
+
+    # the user's swap: a whole fit per (solver, oracle back end), each certified, its master optimum between its
+    # own bounds, all four within one gap of each other
+    fits = [r for r in rows if r.get("swap_fit")]
+    assert sorted((r["master_solver"], r["oracle"]) for r in fits) == [
+        ("daqp", "process"), ("daqp", "serial"), ("highs", "process"), ("highs", "serial")]
+    for r in fits:
+        assert r["route"] == "bcfw" and r["termination"] == "converged" and r["gap"] <= 1e-3
+        t = 1e-6 * max(1.0, abs(r["upper_bound"]))
+        assert r["in_bounds"] == "pass" and r["lower_bound"] - t <= r["master_objective"] <= r["upper_bound"] + t
+        assert r["objective_diff_over_gap"] <= 1.0 and r["f1_within_0_1_of_first"]
+        assert r["objective_diff_over_gap"] == pytest.approx(
+            abs(r["master_objective"] - fits[0]["master_objective"]) / (fits[0]["upper_bound"] - fits[0]["lower_bound"]))
+
+    dev = [r for r in rows if r.get("dev_path")]
+    assert [r["C"] for r in dev] == [0.1, 1.0]                      # the path runs C increasing
+    assert [r["warm_start"] for r in dev] == [False, True]
+    chosen = [r for r in dev if r.get("chosen")]
+    assert len(chosen) == 1 and chosen[0]["dev_f1"] == max(r["dev_f1"] for r in dev)
+    assert "test_f1" in chosen[0] and all("test_f1" not in r for r in dev if not r.get("chosen"))
+    for r in dev:
+        assert r["route"] == "bcfw" and r["gap_tol"] == 1e-3 and 0 <= r["dev_f1"] <= 100
+        assert r["termination"] != "converged" or r["gap"] <= 1e-3
+
+    stretch = [r for r in rows if r.get("stretch")]
+    assert len(stretch) == 1 and stretch[0]["gap_tol"] == 1e-4
+    assert stretch[0]["termination"] != "converged" or stretch[0]["gap"] <= 1e-4
+    assert stretch[0]["train_seconds"] >= main[0]["train_seconds"]

@@ -448,6 +448,23 @@ def test_bench_tutorial_writes_a_record_with_the_certificate(tmp_path, capsys):
     assert json_route(tut) == json_route(l2) and tut["lower_bound"] == pytest.approx(l2["lower_bound"])
 
 
+def test_bench_tutorial_crfsuite_rows_follow_their_settings(tmp_path):
+    """CRFsuite's side runs each of ``--crfsuite-settings``: the l2-only row is CRFsuite's own fit with c1 = 0 (the
+    objective mmprog's mapping fits), so it differs from the tutorial row; an unknown setting exits 2."""
+    pytest.importorskip("pycrfsuite")
+    from mmprog.bench import crf, record
+    _conll("esp.train.gz", 1)
+    path = tmp_path / "rec.json"
+    assert crf.main(["--tutorial", "--limit", "25", "--search-iter", "0", "--skip", "mmprog",
+                     "--crfsuite-settings", "tutorial,l2-only", "--record", str(path)]) == 0
+    tut, l2 = record.read(path)["rows"]
+    assert tut["system"] == l2["system"] == "CRFsuite"
+    assert "c1=0.1" in tut["setting"] and "c1=0.0" in l2["setting"] and tut["train_sentences"] == 25
+    with pytest.raises(SystemExit) as e:
+        crf.main(["--tutorial", "--crfsuite-settings", "tutorial,bogus"])
+    assert e.value.code == 2
+
+
 def json_route(row):
     import json
     return json.loads(row["route"])

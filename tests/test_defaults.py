@@ -74,7 +74,12 @@ def test_auto_takes_bcfw_where_it_covers_the_fit_and_the_cutting_plane_elsewhere
     assert not ok and "m3n" in why
     assert not ENGINE.covers("bcfw", get_program("m3n"), fmap, prep, "one")[0]
     assert mmprog.fit(ds).route == "bcfw"
-    assert mmprog.fit(ds, solver="highs").route == "cutting-plane"         # a cutting-plane setting given
+    assert mmprog.fit(ds, eps=1e-3).route == "cutting-plane"               # a cutting-plane setting given
+    # a solver is not one: bcfw still certifies the fit, and the solver solves the master on its working set
+    res = mmprog.fit(ds, solver="highs")
+    assert res.route == "bcfw" and res.solver == "highs" and res.master_solve["solver"] == "highs"
+    assert res.primal_objective <= res.master_solve["objective"] * (1 + 1e-9) and \
+        res.master_solve["objective"] <= res.upper_bound * (1 + 1e-9)
     assert mmprog.fit(ds, program="l1m3n").route == "cutting-plane"
     with pytest.raises(ParameterError, match="route='bcfw'.*m3n"):
         mmprog.fit(ds, program="l1m3n", route="bcfw")

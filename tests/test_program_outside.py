@@ -136,6 +136,7 @@ class LInfSVMDuality(Duality):
 def outside_program(monkeypatch):
     """Registers the program and its dual as a program module would, in copies of the registries (the rest of
     the test session does not see them)."""
+    registered()        # every program module imported (they load on demand) before the registry is copied
     monkeypatch.setattr(program_registry, "_REGISTRY", dict(program_registry._REGISTRY))
     monkeypatch.setattr(statements, "HOOKS", dict(statements.HOOKS))
     register(NAME)(LInfSVM)

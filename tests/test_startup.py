@@ -5,7 +5,8 @@ subprocess — never timed here (timings live in ``python -m mmprog.bench startu
   imported on use;
 * the fit path — every module a fit imports, and a fit's first round on a master a native back end solves — loads
   Pyomo's modelling layer (``pyomo.core``) but not its plugins (``pyomo.environ``: writers, solver factories, GDP,
-  DAE, about 0.2 s of CPU); they are loaded when the engine hands the master back, so that ``model.write`` works.
+  DAE, about 0.2 s of CPU), nor does the fit itself; they are loaded when the master is read from the result
+  (``Result.model``), so that ``model.write`` works.
 """
 import json
 import os
@@ -50,8 +51,8 @@ def test_the_fit_path_leaves_pyomos_plugins_out():
 
 
 def test_a_first_round_leaves_pyomos_plugins_out_and_the_result_can_be_written(tmp_path):
-    # the round's stages run with pyomo.core alone (the master built, grown and solved by DAQP from its arrays);
-    # the engine loads the plugins as it hands the master back, and the master is then written by Pyomo itself
+    # the round's stages run with pyomo.core alone (the master built, grown and solved by DAQP from its arrays), and
+    # so do the result's read-outs; reading the master from the result loads the plugins, and Pyomo then writes it
     code = f"""
 import sys
 import mmprog
@@ -63,10 +64,63 @@ def record(self, *a, **k):
     seen.append('pyomo.environ' in sys.modules)
     return stage(self, *a, **k)
 loop.CuttingPlane.record = record
-res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2)
+res = mmprog.fit(synthetic_chain(n_instances=10, seed=0), program="m3n", solver="daqp", max_iter=2,
+                 route="cutting-plane")
 assert seen and not any(seen), seen
+res.predict(synthetic_chain(n_instances=2, seed=1))
+assert 'pyomo.environ' not in sys.modules
 res.model.write({str(tmp_path / 'm.lp')!r})
 """
     got = loaded_after(code)
     assert got["environ"]
     assert (tmp_path / "m.lp").stat().st_size > 0
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_only_the_processs_own_command_skips_the_final_collections(own):
+    # main() from the mmprog script or python -m mmprog.cli freezes the heap at exit (Python's final collections
+    # over NumPy/SciPy/numba/Pyomo objects cost ~0.3 s of a short run); main([...]) called by a program does not
+    code = f"""
+import atexit, contextlib, gc, io, sys
+from mmprog.cli import main
+atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))   # registered first: runs after main's
+sys.argv = ['mmprog', 'data']
+with contextlib.redirect_stdout(io.StringIO()):
+    main() if {own!r} else main(['data'])
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == f"frozen {own}"
+
+
+def test_a_command_run_as_a_process_still_writes_its_model_and_output(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-m", "mmprog.cli", "train", "--data", "synthetic:seed=0,n_instances=20",
+                          "--max-iter", "2", "--out", str(tmp_path / "m"), "--json"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "timings" in json.loads(out.stdout)
+    import mmprog
+    assert mmprog.load(str(tmp_path / "m")).w.size > 0
+
+
+def test_a_fit_of_p0_imports_no_other_program_and_the_registry_keeps_its_order():
+    # the program modules are imported on demand; registered() lists them as importing all of them in a fresh
+    # process registers them, whatever a process imported first (here m3n by a fit, L-inf by mmprog.linf)
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    def run(code):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    fresh = run("import json, mmprog.programs as P\nfrom mmprog.programs import base\nP.load()\n"
+                "print(json.dumps(list(base._REGISTRY)))")
+    got = run("import json, sys, mmprog\nfrom mmprog.datasets import synthetic_chain\n"
+              "mmprog.fit(synthetic_chain(n_instances=10, seed=0), program='m3n', solver='daqp', max_iter=1)\n"
+              "loaded = sorted(m for m in sys.modules if m.startswith('mmprog.programs.'))\n"
+              "import mmprog.linf\nfrom mmprog.programs import registered\n"
+              "print(json.dumps([loaded, registered()]))")
+    assert got[0] == ["mmprog.programs.base", "mmprog.programs.m3n", "mmprog.programs.statements"], got[0]
+    assert got[1] == fresh and fresh[:2] == ["l1m3n", "m3n"] and len(fresh) == 9, (got[1], fresh)

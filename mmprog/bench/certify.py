@@ -37,12 +37,13 @@ def _features(task, root, templates, limit):
         train = train.subset(list(range(min(limit, len(train)))))
     ex = TemplateExtractor(templates)
     ds = ex.to_dataset(train)
-    test = {}
-    for name, p in tests.items():
-        corpus = load_conll(os.path.join(root, p), columns=cols)
-        test[name] = (corpus, corpus.to_sequence_dataset(ex.transform(corpus), label_names=ds.label_names,
-                                                         unknown="hide"))
+    test = {name: _held(ex, load_conll(os.path.join(root, p), columns=cols), ds) for name, p in tests.items()}
     return train, ds, test, ex
+
+
+def _held(ex, corpus, ds):
+    """(corpus, its dataset) with the features of ``ex`` (fitted on ``ds``'s corpus), labels unseen there hidden."""
+    return corpus, corpus.to_sequence_dataset(ex.transform(corpus), label_names=ds.label_names, unknown="hide")
 
 
 def _attributes(X):
@@ -61,7 +62,7 @@ def _f1(gold_corpus, pred):
 
 
 def run_crfsuite(train, ds, test, c2=1.0, max_iter=100):
-    """CRFsuite on mmprog's features; returns the row."""
+    """CRFsuite on mmprog's features, F1 on each of ``test`` ({name: (corpus, dataset)}); returns the row."""
     import tempfile
 
     import pycrfsuite
@@ -113,11 +114,14 @@ def _split(run):
                 cache_passes=run.n_cache_passes, certificates=len(run.history))
 
 
-def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, transitions="seen", verbose=False):
-    """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the certificates' trace last).
+def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, transitions="seen", verbose=False,
+               swap=None):
+    """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the swap rows after the certified
+    row, the certificates' trace last).
 
     ``settings`` are keyword settings of :func:`mmprog.engine.bcfw.fit` (empty: the route's defaults, what
-    ``mmprog.fit(route="bcfw")`` runs)."""
+    ``mmprog.fit(route="bcfw")`` runs). ``swap``: keyword arguments of :func:`run_swap` (``solvers``, ``oracles``,
+    ``form``), run at the ``gap_tol`` certificate (not timed with the fit)."""
     from ..engine import bcfw
     from ..engine.oracle import Oracle
     w0, c0 = time.perf_counter(), time.process_time()
@@ -128,17 +132,21 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, tra
     shown = " ".join(f"{k}={v}" for k, v in settings.items())
     setting = f"bcfw C={C:g}" + (f" order 2 transitions {transitions}" if order == 2 else "") + \
         (f" {shown}" if shown else "")
-    rows = [dict(system="mmprog", setting=f"{setting} gap_tol={gap_tol:g}", train_seconds=wall, cpu_seconds=cpu,
-                 gap=run.gap, upper_bound=run.upper_bound, lower_bound=run.lower_bound, passes=run.n_passes,
-                 termination=run.termination, working_set=run.history[-1].cached,
-                 certificate_seconds=run.timings["certificate"], **_split(run), **_mmprog_f1(fmap, run.w, ds, test))]
+    rows = [dict(system="mmprog", setting=f"{setting} gap_tol={gap_tol:g}", route="bcfw", gap_tol=gap_tol,
+                 train_seconds=wall, cpu_seconds=cpu, gap=run.gap, upper_bound=run.upper_bound,
+                 lower_bound=run.lower_bound, passes=run.n_passes, termination=run.termination,
+                 working_set=run.history[-1].cached, certificate_seconds=run.timings["certificate"], **_split(run),
+                 **_mmprog_f1(fmap, run.w, ds, test))]
     trace = [(gap_tol, h) for h in run.history]
+    if swap:
+        rows += run_swap(run, fmap, orc.prepared, ds, test, C, gap_tol, **swap)
     if stretch is not None and stretch < gap_tol and run.termination == "converged":
         w1, c1 = time.perf_counter(), time.process_time()
         left = None if time_limit is None else max(1.0, time_limit - wall)
         more = bcfw.fit(orc, C=C, gap_tol=stretch, time_limit=left, resume=run.state_arrays(), verbose=verbose,
                         **settings)
         rows.append(dict(system="mmprog", setting=f"{setting} gap_tol={stretch:g} (resumed from gap_tol={gap_tol:g})",
+                         route="bcfw", gap_tol=stretch, stretch=True,
                          train_seconds=wall + time.perf_counter() - w1, cpu_seconds=cpu + time.process_time() - c1,
                          gap=more.gap, upper_bound=more.upper_bound, lower_bound=more.lower_bound,
                          passes=run.n_passes + more.n_passes, termination=more.termination,
@@ -150,6 +158,216 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, tra
                          cache_passes=h.cache_passes, seconds=h.elapsed, oracle_seconds=h.oracle_seconds,
                          upper_bound=h.upper, lower_bound=h.lower, gap=h.gap, working_set=h.cached))
     return rows
+
+
+def run_swap(run, fmap, prepared, ds, test, C, gap_tol, solvers, oracles, form="auto"):
+    """The swap check at ``run``'s certificate: P0's master on the route's working set (:func:`mmprog.engine.bcfw.
+    master`) solved by each master back end through the engine's route (status-checked, time-capped: the path of
+    ``mmprog verify`` on a bcfw fit, :func:`mmprog.duality.master_of_bcfw`), then P(w) of each solver's w by each
+    oracle back end. One row per (solver, oracle back end).
+
+    Each row: the master's form (``n``: one cut per cached labeling; ``one``: the working set aggregated into one
+    1-slack cut, :meth:`~mmprog.engine.bcfw.BCFWRun.aggregated_cut`, the same certified lower bound), its optimum
+    (``master_objective``, which must lie in [D(α), P(w)] of the run: ``in_bounds``), its distance to the first
+    solver's optimum relative to the run's absolute gap (``objective_diff_over_gap``), the full objective of the
+    solver's w by that oracle (``upper_bound``) and its certificate against D(α) (``w_gap``), test F1 and whether
+    it is within 0.1 of the route's own w's (``f1_within_0_1``) and of the first solver's
+    (``f1_within_0_1_of_first``)."""
+    import numpy as np
+
+    from ..duality import master_of_bcfw
+    from ..engine import bcfw
+    from ..engine.oracle import Oracle
+    from ..exceptions import SolverError, SolverUnavailable
+    from ..programs import get_program
+    from ..result import Result
+    ref_f1, first_f1 = _mmprog_f1(fmap, run.w, ds, test), None
+    absolute = run.upper_bound - run.lower_bound
+    rows, ref = [], None
+    cached = int(np.count_nonzero(run.state["alpha"][:, 1:] > 0))
+    if form == "n" and cached > bcfw.MAX_MASTER_CUTS:
+        # the Gram dual of m cuts holds m² entries, written into Pyomo term by term: 300 CoNLL-2000 sentences (9,120
+        # labelings at gap 1e-2) took over 10 minutes and 1.7 GB before the first solve
+        return [dict(system="mmprog", route="bcfw", master_solver=name, master_form="n", master_cuts=cached,
+                     gap=run.gap, gap_tol=gap_tol, lower_bound=run.lower_bound, run_upper_bound=run.upper_bound,
+                     setting=f"swap: n-slack master solved by {name}", error=f"the n-slack master would hold "
+                     f"{cached} cuts, above the engine's {bcfw.MAX_MASTER_CUTS} (its Gram dual has m² entries); "
+                     f"use --swap-form one or auto") for name in solvers]
+    for name in solvers:
+        prog = get_program("m3n", C=C)
+        t0 = time.perf_counter()
+        er, used = bcfw.engine_run(run, fmap, prepared, prog, form)
+        res = Result(fmap, er, prog.name, prog.params(), "bcfw", used, label_names=ds.label_names, gap_tol=gap_tol)
+        build = time.perf_counter() - t0
+        base = dict(system="mmprog", route="bcfw", master_solver=name, master_form=used, master_cuts=len(er.solution.alpha),
+                    gap=run.gap, gap_tol=gap_tol, lower_bound=run.lower_bound, run_upper_bound=run.upper_bound,
+                    master_build_seconds=build)
+        t0 = time.perf_counter()
+        try:
+            view, check = master_of_bcfw(res, [name])
+        except (SolverError, SolverUnavailable) as e:
+            rows.append(dict(base, setting=f"swap: {used}-slack master solved by {name}", master_seconds=
+                             time.perf_counter() - t0, error=str(e).splitlines()[0]))
+            continue
+        solved = time.perf_counter() - t0
+        obj = float(view.primal_objective)
+        f1 = _mmprog_f1(fmap, view.w, ds, test)
+        if ref is None:
+            ref, first_f1 = obj, f1
+        w = np.asarray(view.w, dtype=np.float64)
+        for backend in oracles:
+            t1 = time.perf_counter()
+            orc = Oracle(fmap, prepared, backend=backend, n_jobs=None if backend == "serial" else 2)
+            try:
+                hinge = np.asarray(orc.separate_one_slack(w)[1])
+            finally:
+                orc.close()
+            upper = 0.5 * float(w @ w) + C * float(np.maximum(hinge, 0.0).sum())
+            rows.append(dict(base, setting=f"swap: {used}-slack master solved by {name}, P(w) by the {backend} oracle",
+                             oracle=backend, master_objective=obj, master_seconds=solved, in_bounds=check.status,
+                             objective_diff_over_gap=abs(obj - ref) / absolute if absolute > 0 else None,
+                             upper_bound=upper, oracle_seconds=time.perf_counter() - t1,
+                             w_gap=(upper - run.lower_bound) / max(1.0, abs(upper)),
+                             f1_within_0_1=all(abs(f1[k] - ref_f1[k]) <= 0.1 for k in f1),
+                             f1_within_0_1_of_first=all(abs(f1[k] - first_f1[k]) <= 0.1 for k in f1), **f1))
+    return rows
+
+
+def run_swap_fits(ds, test, C, gap_tol, time_limit, solvers, oracles, order=1, transitions="seen"):
+    """The swap as a user runs it: ``mmprog.fit`` (what ``mmprog train --solver X --oracle Y`` runs, route auto)
+    once per (master back end, oracle back end), each timed; one row per fit with its certificate, the solver's
+    solve of the master on the route's working set (``master_objective``, :func:`mmprog.api.solve_master_of_record`),
+    test F1, and against the first fit: the objective difference relative to the first fit's absolute gap, the
+    largest weight difference and whether F1 is within 0.1."""
+    import numpy as np
+
+    import mmprog
+    rows, first = [], None
+    for name in solvers:
+        for backend in oracles:
+            w0, c0 = time.perf_counter(), time.process_time()
+            res = mmprog.fit(ds, C=C, solver=name, oracle=backend, n_jobs=None if backend == "serial" else 2,
+                             gap_tol=gap_tol, time_limit=time_limit, order=order,
+                             transitions=transitions if order == 2 else "all")
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            f1 = _mmprog_f1(res.fmap, res.w, ds, test)
+            m = res.master_solve or {}
+            row = dict(system="mmprog", setting=f"swap fit: mmprog.fit(C={C:g}, solver={name}, oracle={backend})",
+                       swap_fit=True, route=res.route, master_solver=name, oracle=backend, gap=res.gap, gap_tol=gap_tol,
+                       termination=res.termination, train_seconds=wall, cpu_seconds=cpu, passes=res.n_iter,
+                       upper_bound=res.upper_bound, lower_bound=res.primal_objective,
+                       master_objective=m.get("objective"), master_form=m.get("form"), master_cuts=m.get("cuts"),
+                       in_bounds=m.get("in_bounds"), **f1)
+            if first is None:
+                first = (row, res.w, res.upper_bound - res.primal_objective)
+            ref, w_ref, absolute = first
+            if row["master_objective"] is not None and ref["master_objective"] is not None and absolute > 0:
+                row["objective_diff_over_gap"] = abs(row["master_objective"] - ref["master_objective"]) / absolute
+            row["w_max_diff"] = float(np.max(np.abs(res.w - w_ref))) if len(res.w) else 0.0
+            row["f1_within_0_1_of_first"] = all(abs(f1[k] - ref[k]) <= 0.1 for k in f1)
+            rows.append(row)
+    return rows
+
+
+def run_dev(train, templates, dev, Cs, c2s, tests, gap_tol, time_limit, order=1, transitions="seen",
+            crfsuite=True):
+    """C chosen on held-out sentences, for both systems: the last ``dev`` fraction of ``train`` held out
+    (:func:`mmprog.parsing.split_dev`, as ``mmprog train --dev`` takes it), the template features fitted on the rest
+    and given to both; mmprog's warm-started C path (``mmprog.fit(route="bcfw", warm_start=previous)``, C
+    increasing, what ``mmprog train --dev --C-grid`` runs) and CRFsuite at each c2 of ``c2s``, every candidate's dev
+    F1 in its row, the best by dev F1 (the first on ties) scored on the test files. Returns (rows, notes)."""
+    import mmprog
+    from ..features.templates import TemplateExtractor
+    from ..parsing import split_dev
+    part, held = split_dev(train, dev)
+    ex = TemplateExtractor(templates)
+    ds = ex.to_dataset(part)
+    dev_set = {"dev": _held(ex, held, ds)}
+    rows = []
+    best, prev, path_wall, path_cpu = None, None, 0.0, 0.0
+    for C in sorted(Cs):
+        w0, c0 = time.perf_counter(), time.process_time()
+        res = mmprog.fit(ds, C=C, route="bcfw", gap_tol=gap_tol, time_limit=time_limit, order=order,
+                         transitions=transitions if order == 2 else "all", warm_start=prev)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        path_wall, path_cpu = path_wall + wall, path_cpu + cpu
+        row = dict(system="mmprog", setting=f"bcfw C={C:g} on {1 - float(dev):g} of the training file"
+                   + (f" (warm start from C={prev.params['C']:g})" if prev is not None else ""), dev_path=True,
+                   C=C, route=res.route, gap=res.gap, gap_tol=gap_tol, termination=res.termination, passes=res.n_iter,
+                   seconds=wall, cpu_seconds=cpu, warm_start=prev is not None,
+                   **_mmprog_f1(res.fmap, res.w, ds, dev_set))
+        rows.append(row)
+        if best is None or row["dev_f1"] > best[0]["dev_f1"]:
+            best = (row, res)
+        prev = res
+    test = {name: _held(ex, corpus, ds) for name, corpus in tests.items()}
+    best[0].update(chosen=True, path_seconds=path_wall, path_cpu_seconds=path_cpu,
+                   **_mmprog_f1(best[1].fmap, best[1].w, ds, test))
+    if crfsuite:
+        # every c2 is tagged on the test files too (tagging is cheap beside training), but only the chosen row keeps
+        # its test F1
+        cands = []
+        for c2 in c2s:
+            r = run_crfsuite(part, ds, {**dev_set, **test}, c2=c2)
+            r.update(setting=r["setting"] + f", on {1 - float(dev):g} of the training file", dev_path=True, c2=c2)
+            cands.append(r)
+        pick = max(cands, key=lambda r: (r["dev_f1"], -cands.index(r)))
+        for r in cands:
+            if r is not pick:
+                for name in test:
+                    r.pop(f"{name}_f1")
+        pick.update(chosen=True, path_seconds=sum(r["train_seconds"] for r in cands),
+                    path_cpu_seconds=sum(r["cpu_seconds"] for r in cands))
+        rows += cands
+    notes = [f"--dev {dev}: the last {len(held)} of {len(train)} training sentences held out, features fitted on the "
+             f"other {len(part)} ({ex.n_features_} input features) and given to both systems; each system's C (c2) "
+             f"is the one of best dev F1, scored on the test files (test F1 only on the chosen row)"]
+    return rows, notes
+
+
+def print_swap(task, rows, tests):
+    """The swap rows as a table."""
+    if not rows:
+        return
+    print(f"{task}: swap at the certificate: {'solver':<7} {'oracle':<8} {'form':<4} {'master obj':>14} "
+          f"{'in [D,P]':>8} {'|diff|/gap':>10} {'P(w)':>14} {'w gap':>9} {'master s':>8} " +
+          " ".join(f"{t + ' F1':>9}" for t in tests) + "  F1 within 0.1")
+    for r in rows:
+        if "error" in r:
+            print(f"{task}: swap at the certificate: {r['master_solver']:<7} failed: {r['error']}")
+            continue
+        diff = "" if r["objective_diff_over_gap"] is None else f"{r['objective_diff_over_gap']:10.2e}"
+        print(f"{task}: swap at the certificate: {r['master_solver']:<7} {r['oracle']:<8} {r['master_form']:<4} "
+              f"{r['master_objective']:14.8g} {r['in_bounds']:>8} {diff:>10} {r['upper_bound']:14.8g} "
+              f"{r['w_gap']:9.2e} {r['master_seconds']:8.2f} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests) +
+              f"  {'yes' if r['f1_within_0_1'] else 'NO'} (of the route's w), "
+              f"{'yes' if r['f1_within_0_1_of_first'] else 'NO'} (of the first solver's)", flush=True)
+
+
+def print_swap_fits(task, rows):
+    """The swap fits against the first one."""
+    for r in rows:
+        obj = "" if r["master_objective"] is None else f"{r['master_objective']:.10g}"
+        diff = f"{r['objective_diff_over_gap']:.2e}" if "objective_diff_over_gap" in r else "-"
+        print(f"{task}: swap fit {r['master_solver']}/{r['oracle']}: route {r['route']}, {r['termination']}, gap "
+              f"{r['gap']:.2e}; master optimum {obj} ({r['master_form']}-slack, {r['in_bounds']}), |diff|/gap vs the "
+              f"first fit {diff}, max |w - w_first| {r['w_max_diff']:.2e}, F1 within 0.1 of the first: "
+              f"{'yes' if r['f1_within_0_1_of_first'] else 'NO'}", flush=True)
+
+
+def print_dev(task, rows, tests):
+    """The C-on-dev rows as a table."""
+    if not rows:
+        return
+    print(f"{task}: C on dev: {'system':<9} {'C / c2':>7} {'wall s':>8} {'gap':>9} {'dev F1':>7} " +
+          " ".join(f"{t + ' F1':>9}" for t in tests))
+    for r in rows:
+        c = r.get("C", r.get("c2"))
+        sec = r.get("seconds", r.get("train_seconds"))
+        gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
+        test = " ".join(f"{r[t + '_f1']:9.2f}" if t + "_f1" in r else " " * 9 for t in tests)
+        print(f"{task}: C on dev: {r['system']:<9} {c:7.3g} {sec:8.1f} {gap} {r['dev_f1']:7.2f} {test}"
+              + ("  chosen" if r.get("chosen") else ""), flush=True)
 
 
 def main(argv=None):
@@ -173,6 +391,25 @@ def main(argv=None):
     ap.add_argument("--cache-passes", type=int, default=None, help="passes inside the caches after each oracle pass "
                     "(default: the route's)")
     ap.add_argument("--crfsuite-c2", type=float, default=1.0)
+    ap.add_argument("--swap", default=None, metavar="SOLVER,...", help="at the gap_tol certificate, solve P0's master "
+                    "on the route's working set with each of these master back ends (e.g. daqp,highs) and evaluate "
+                    "P(w) of each solver's w with each --swap-oracles back end: one row per pair")
+    ap.add_argument("--swap-oracles", default="serial,process", metavar="BACKEND,...",
+                    help="oracle back ends of the swap rows (default serial,process)")
+    ap.add_argument("--swap-fits", action="store_true", help="with --swap: also one whole mmprog.fit per (solver, "
+                    "oracle back end), as `mmprog train --solver X --oracle Y` runs it (timed; each a full fit)")
+    ap.add_argument("--swap-form", choices=["auto", "n", "one"], default="auto", help="the swap master: n (one cut "
+                    "per cached labeling), one (the working set aggregated into one 1-slack cut, the same certified "
+                    "lower bound) or auto (n up to the engine's limit of cached labelings, else one)")
+    ap.add_argument("--dev", default=None, metavar="FRACTION", help="also choose C on the last FRACTION of the "
+                    "training sentences (held out, features fitted on the rest) for both systems: mmprog's warm-started "
+                    "C path over --C-grid, CRFsuite over --crfsuite-c2-grid; every candidate's dev F1 and the "
+                    "chosen one's test F1 are recorded")
+    ap.add_argument("--C-grid", default="0.1,0.3,1,3", metavar="C1,C2,...", help="with --dev: mmprog's C path "
+                    "(default 0.1,0.3,1,3)")
+    ap.add_argument("--crfsuite-c2-grid", default=None, metavar="C2,...", help="with --dev: CRFsuite's c2 to choose "
+                    "from (default 1/(2C) for each C of --C-grid: CRFsuite's L-BFGS penalty is c2 ||w||^2, P0's is "
+                    "||w||^2 / (2C) on the hinge losses' scale)")
     ap.add_argument("--limit", type=int, default=None, help="train on the first N sentences only (quick runs)")
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
     ap.add_argument("--record", default=None, metavar="PATH", help="write the machine-readable record here")
@@ -194,6 +431,23 @@ def main(argv=None):
         print(f"mmprog.bench certify: --order must be 1 or 2, one value or one per task ({len(tasks)}); got "
               f"{args.order!r}", file=sys.stderr)
         return 2
+    try:
+        Cs = [float(c) for c in args.C_grid.split(",")]
+        c2s = [float(c) for c in args.crfsuite_c2_grid.split(",")] if args.crfsuite_c2_grid else \
+            [1 / (2 * C) for C in Cs]
+        dev = None if args.dev is None else float(args.dev)
+    except ValueError:
+        print(f"mmprog.bench certify: --dev takes a fraction and --C-grid/--crfsuite-c2-grid comma-separated "
+              f"floats; got --dev {args.dev!r} --C-grid {args.C_grid!r} --crfsuite-c2-grid {args.crfsuite_c2_grid!r}",
+              file=sys.stderr)
+        return 2
+    if dev is not None and not 0 < dev < 1 or not all(c > 0 for c in Cs + c2s):
+        print(f"mmprog.bench certify: --dev must be in (0, 1) and every C and c2 > 0; got --dev {args.dev!r} "
+              f"--C-grid {args.C_grid!r} --crfsuite-c2-grid {args.crfsuite_c2_grid!r}", file=sys.stderr)
+        return 2
+    swap = None
+    if args.swap:
+        swap = dict(solvers=args.swap.split(","), oracles=args.swap_oracles.split(","), form=args.swap_form)
     settings = {k: v for k, v in (("inner", args.inner), ("cache_size", args.cache_size),
                                   ("cache_passes", args.cache_passes)) if v is not None}
     rows, notes = [], []
@@ -214,13 +468,27 @@ def main(argv=None):
                 return 2
         if args.skip != "mmprog":
             task_rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit,
-                                    settings, order, args.transitions, args.verbose)
+                                    settings, order, args.transitions, args.verbose, swap)
+        if swap and args.swap_fits and args.skip != "mmprog":
+            task_rows += run_swap_fits(ds, test, args.C, args.gap_tol, args.time_limit, swap["solvers"],
+                                       swap["oracles"], order, args.transitions)
+        if dev is not None:
+            dev_rows, dev_notes = run_dev(train, args.templates, dev, Cs, c2s, {k: c for k, (c, _) in test.items()},
+                                          args.gap_tol, args.time_limit, order, args.transitions,
+                                          crfsuite=args.skip != "crfsuite")
+            task_rows += dev_rows
+            notes += [f"task {task}: {n}" for n in dev_notes]
+        peer = [r for r in task_rows if r["system"] == "CRFsuite" and "train_seconds" in r and not r.get("dev_path")]
+        for r in task_rows:
+            if peer and r["system"] == "mmprog" and "train_seconds" in r:
+                # the targets are stated against CRFsuite's training time on the same features (this run)
+                r["seconds_over_crfsuite"] = r["train_seconds"] / peer[0]["train_seconds"]
         tests = list(test)
         print(f"{task}: {'system':<10} {'setting':<58} {'wall s':>8} {'CPU s':>8} {'oracle s':>8} {'other s':>8} "
               f"{'gap':>9} " + " ".join(f"{t + ' F1':>9}" for t in tests))
         for r in task_rows:
             r["task"] = task
-            if "train_seconds" not in r:
+            if "train_seconds" not in r or r.get("dev_path"):
                 continue
             gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
             split = f"{r['oracle_seconds']:8.1f} {r['non_oracle_seconds']:8.1f}" if "oracle_seconds" in r else \
@@ -228,6 +496,9 @@ def main(argv=None):
             print(f"{task}: {r['system']:<10} {r['setting'][:58]:<58} {r['train_seconds']:8.1f} "
                   f"{r['cpu_seconds']:8.1f} {split} {gap} " + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests),
                   flush=True)
+        print_swap(task, [r for r in task_rows if "master_solver" in r and not r.get("swap_fit")], tests)
+        print_swap_fits(task, [r for r in task_rows if r.get("swap_fit")])
+        print_dev(task, [r for r in task_rows if r.get("dev_path")], tests)
         rows += task_rows
     if args.record:
         from . import record
@@ -241,6 +512,16 @@ def main(argv=None):
                  "ratio over the fit's rounds (an oracle pass and the passes inside the caches after it)",
                  "mmprog's gap is certified: upper = P0's full objective at the returned w (loss-augmented "
                  "inference on every example), lower = the n-slack dual value of the route's α",
+                 "swap rows (--swap): P0's master on the route's working set at the gap_tol certificate, built by "
+                 "mmprog.engine.bcfw.master (master_form n: one cut per cached labeling; one: the working set "
+                 "aggregated into one 1-slack cut, whose optimum certifies the same lower bound D(α)) and solved by "
+                 "each master back end through the engine's route as `mmprog verify` does (status-checked, 60 s cap); "
+                 "in_bounds: its optimum lies in [D(α), P(w)] of the run; upper_bound: P0's full objective at that "
+                 "solver's w by that oracle back end; w_gap: (that P − D(α)) / max(1, |P|); F1 within 0.1 of the "
+                 "route's own w",
+                 "swap fit rows (--swap-fits): one whole mmprog.fit per (solver, oracle back end), what `mmprog "
+                 "train --solver X --oracle Y` runs: route bcfw, the solver solving the master on the route's "
+                 "working set once the gap is certified (master_objective)",
                  "CRFsuite minimises a different objective (CRF likelihood with c2 = 1): its time is that of its "
                  "100 L-BFGS iterations, not of a certificate"]
         record.write(args.record, "certify", rows, packages=("python-crfsuite", "numba", "scipy"), notes=notes)

@@ -301,7 +301,7 @@ def tutorial_main(args, root):
     for system in ("CRFsuite", "mmprog"):
         if args.skip == system.lower():
             continue
-        settings = ("tutorial",) if system == "CRFsuite" else tuple(args.settings.split(","))
+        settings = tuple((args.crfsuite_settings if system == "CRFsuite" else args.settings).split(","))
         got = _child_rows(system, f"run_tutorial({system!r}, {root!r}, {args.limit!r}, {args.search_iter!r}, "
                                   f"{args.search_limit!r}, settings={settings!r})")
         if got is None:
@@ -315,7 +315,8 @@ def tutorial_main(args, root):
                      + (f" (first {args.limit} sentences)" if args.limit else "") + ", scored on esp.testb",
                      "CRFsuite = python-crfsuite (what sklearn-crfsuite wraps); mmprog = mmprog.crfsuite.CRF with the "
                      "same call; flat_f1_weighted is the tutorial's token score without 'O', entity_f1 conlleval's",
-                     "mmprog maps c2 to C = 1/(2 c2) of P0 and ignores c1 beside c2 (no elastic-net program); "
+                     "mmprog maps c2 to C = 1/(2 c2) of P0 and ignores c1 beside c2 (no elastic-net program); CRFsuite's "
+                     "l2-only row is its fit of the same regulariser (c1=0); "
                      "max_iterations=100 is its round budget, so the tutorial row may stop before its certificate: "
                      "gap is the certified relative gap it reached"])
     if args.json:
@@ -448,6 +449,9 @@ def main(argv=None):
     ap.add_argument("--settings", default="tutorial,certified", help="with --tutorial: mmprog's fits, comma-separated "
                     "names of SETTINGS: 'tutorial' (the tutorial's CRF call), 'certified' (CRF(c1=0.1, c2=0.1): no "
                     "round budget), 'l2-only' (the tutorial's call with c1=0)")
+    ap.add_argument("--crfsuite-settings", default="tutorial,l2-only", help="with --tutorial: CRFsuite's fits, names "
+                    "of SETTINGS as for --settings; 'l2-only' is the objective mmprog's C = 1/(2 c2) maps to (its c1 "
+                    "has no counterpart in P0), so that row separates what c1's l1 term adds from the choice of loss")
     ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "
                     "(0: no search)")
     ap.add_argument("--search-limit", type=int, default=1000, help="with --tutorial: sentences the search runs on")
@@ -458,6 +462,10 @@ def main(argv=None):
                     "(mmprog.bench.record) to PATH")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    for opt in ("settings", "crfsuite_settings"):
+        bad = [n for n in getattr(args, opt).split(",") if n not in SETTINGS]
+        if bad:
+            ap.error(f"--{opt.replace('_', '-')}: {', '.join(map(repr, bad))} not among {', '.join(SETTINGS)}")
     root = args.data_root or str(default_data_root())
     if args.tutorial:
         return tutorial_main(args, root)

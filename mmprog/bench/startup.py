@@ -7,7 +7,8 @@ the child's CPU time, user + system, since on a shared machine the wall clock mo
 * the libraries alone: the interpreter, ``numpy``, ``scipy.sparse``, ``numba``, ``pyomo.core`` and
   ``pyomo.environ`` (Pyomo's modelling layer and its plugins: solver interfaces, writers, GDP, DAE, …);
 * ``import mmprog`` (the package: loaders and kernels are imported on use, so this is cheap) and the fit path
-  (``mmprog.api``, ``mmprog.tagging``, ``mmprog.cli.train``: the engine, every program, the solvers' registry);
+  (``mmprog.api``, ``mmprog.tagging``, ``mmprog.cli.train``: the engine, the programs registry (a program's module
+  loads when it is asked for), the solvers' registry);
 * the first call of a compiled kernel (Viterbi on a 3-token chain) in a fresh process: numba loading the kernel
   from its on-disk cache *and* setting up its compiler target, which it does once per process on the first call;
 * ``mmprog train`` on the first ``--sentences`` sentences of ``--file`` (CoNLL-2000 chunking, ``--templates rich``,

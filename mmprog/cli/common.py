@@ -143,7 +143,9 @@ def training_arguments(p):
     p.add_argument("--train-fold", type=int, default=None, help="train on this fold of the source, test on the rest")
     p.add_argument("--program", default=None, help="registered program (m3n, l1m3n, ...; default m3n)")
     p.add_argument("--C", type=float, default=None, help="slack weight, n-slack scale (default 1.0)")
-    p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`)")
+    p.add_argument("--solver", default=None, help="solver name (see `mmprog solvers`): the master's back end. On route "
+                   "bcfw (no QP master of its own; also --route auto where bcfw covers the fit) it solves P0's master "
+                   "on the route's working set once the gap is certified, its optimum checked within the bounds")
     p.add_argument("--slack", default=None, choices=["n", "one"], help="default: the program's own (n, or one "
                    "for mtl/pblock)")
     p.add_argument("--eps", type=float, default=None,

@@ -27,8 +27,8 @@ def add_arguments(p):
     p.add_argument("--route", default="auto", choices=["auto", "cutting-plane", "bcfw"],
                    help="how the program is solved: bcfw (block-coordinate Frank-Wolfe on P0's dual: m3n, n-slack, "
                         "the chain maps it covers), cutting-plane (every program), auto (default): bcfw where it "
-                        "covers the fit and no cutting-plane option (--solver, --eps, --drop-after, --stabilise, "
-                        "--checkpoint, ...) is given")
+                        "covers the fit and no cutting-plane option (--eps, --drop-after, --stabilise, --checkpoint, "
+                        "...) is given; --solver is not one: on bcfw it solves the master on the route's working set)")
     p.add_argument("--arc-templates", default=None, metavar="PRESET[,PRESET]",
                    help="dependency data: arc template preset (mcdonald05, mcdonald05+cpos, mst-ud); several are "
                         "chosen among on --dev")

@@ -50,12 +50,12 @@ class EngineRun:
         if self.solve_master is None:
             from .masters import solve_master
             self.solve_master = solve_master
-        load_pyomo_plugins()
 
 
 def load_pyomo_plugins():
-    """Import ``pyomo.environ`` (Pyomo's plugins: its writers, solver factories, transformations) once a route
-    hands its master back, so that ``model.write(...)`` and Pyomo's own solvers work on it.
+    """Import ``pyomo.environ`` (Pyomo's plugins: its writers, solver factories, transformations) once the master
+    a route handed back is read (:attr:`mmprog.result.Result.model`), so that ``model.write(...)`` and Pyomo's own
+    solvers work on it.
 
     The programs state their masters with ``pyomo.core`` alone, and the native back ends never need the plugins:
     loading them (about 0.2 s of CPU, twice the rest of mmprog's own modules) is left out of the start-up before the

@@ -30,14 +30,29 @@ def unregister(name):
 
 
 def registered():
-    """Names of the registered programs, in registration order."""
-    return list(_REGISTRY)
+    """Names of the registered programs: mmprog's in the order importing them all registers them
+    (:func:`mmprog.programs.registration_order`; every program module is imported here), then any registered from
+    elsewhere, in registration order."""
+    from . import load, registration_order
+    load()
+    order = registration_order()
+    rank = {m: i for i, m in enumerate(order)}
+
+    def key(item):
+        mod = item[1][1].__module__
+        own = mod.split(".")[2] if mod.startswith(__package__ + ".") else None
+        return (rank.get(own, len(order)), item[0])
+    return [name for _, (name, _) in sorted(enumerate(_REGISTRY.items()), key=key)]
 
 
 def get_program(name, **params):
-    """Instantiate the program ``name`` with its hyper-parameters."""
+    """Instantiate the program ``name`` with its hyper-parameters (its module is imported on first use)."""
     if name not in _REGISTRY:
-        raise ParameterError(f"program must be one of {', '.join(_REGISTRY)}; got {name!r}")
+        from . import MODULES, load
+        if isinstance(name, str) and name in MODULES:
+            load(name)
+        if name not in _REGISTRY:
+            raise ParameterError(f"program must be one of {', '.join(registered())}; got {name!r}")
     return _REGISTRY[name](**params)
 
 
