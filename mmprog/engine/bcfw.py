@@ -320,13 +320,13 @@ def _hinge(oracle, w):
     return np.asarray(oracle.separate_one_slack(w)[1])
 
 
-#: the most passes inside the caches after an oracle pass (``cache_rule="rate"`` ends them sooner when they stop paying)
-CACHE_PASSES = 16
+#: passes inside the caches after an oracle pass, by ``cache_rule``: always 4 (``"fixed"``), at most 16 (``"rate"``)
+CACHE_PASSES = {"fixed": 4, "rate": 16}
 
 
 def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, cache_size=64, seed=0,
         check_every=20, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
-        full_every=2, cache_passes=CACHE_PASSES, cache_sampling="gap", cache_rule="rate"):
+        full_every=2, cache_passes=None, cache_sampling="gap", cache_rule="fixed"):
     """Solve P0 by block-coordinate pairwise Frank–Wolfe on its n-slack dual until the duality gap is certified.
 
     Parameters
@@ -345,16 +345,16 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     inner : int
         Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth). On CoNLL-2000 ``rich``
         C = 1 with 4 fixed cache passes, to gap 1e-2: 3 steps 57–59 CPU s, 2 steps 65, 10 steps 76 (paired runs).
-    cache_passes : int
-        The most passes inside the caches (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov &
+    cache_passes : int, optional
+        Passes (``"fixed"``; default 4) or the most passes (``"rate"``; default 16) inside the caches (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov &
         Lampert, CVPR 2015) after each oracle pass, where most of the gap lies (94 % at pass 100 of the oracle-only
         route on CoNLL-2000); such a pass scores only the tokens where a cached labeling differs from gold.
     cache_sampling : {"gap", "uniform"}
         A cache pass's visits: in proportion to the blocks' last seen gaps inside their caches, or a permutation.
-    cache_rule : {"rate", "fixed"}
-        ``"rate"``: a round's cache passes stop once one raises D(α) less per CPU second than its oracle pass did
-        (Shah et al.), the path then depending on measured seconds (each run certified); ``"fixed"``: always
-        ``cache_passes`` (a path fixed by ``seed``). CPU s to gap 1e-2, two seeds, paired on a shared machine: 3,000
+    cache_rule : {"fixed", "rate"}
+        ``"fixed"``: always ``cache_passes`` (a path fixed by ``seed``). ``"rate"``: a round's cache passes stop once
+        one raises D(α) less per CPU second than its oracle pass did (Shah et al.): the path then depends on measured
+        seconds, so two fits differ within their gaps (swapped back ends no longer give the same w). CPU s to gap 1e-2, two seeds, paired on a shared machine: 3,000
         CoNLL-2000 sentences ``rich`` C = 1: rate ≤ 16 18.0, 14.9; fixed 4 18.4, 17.1; fixed 8 18.4, 18.7. 3,000
         esp.train sentences, sklearn-crfsuite tutorial features, C = 5: rate ≤ 16 18.7, 18.4; fixed 4 25.2, 21.5;
         fixed 8 22.3, 21.9.
@@ -392,6 +392,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     -------
     BCFWRun
     """
+    cache_passes = CACHE_PASSES.get(cache_rule, 4) if cache_passes is None else cache_passes
     _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
                 cache_sampling, cache_rule)
     settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
@@ -582,9 +583,10 @@ class FrankWolfe:
                 estimate = self.cache_only(self.s["cache_sampling"])
                 # Shah, Kolmogorov & Lampert (CVPR 2015): back to the oracle once a pass inside the caches raises D
                 # more slowly per second than the last oracle pass did; and to the certificate as soon as the gap
-                # may hold (a round of up to 16 cache passes is several seconds on CoNLL-2000)
-                if self.s["cache_rule"] == "rate" and self.cache_rate < self.rate or \
-                        self.may_hold(estimate, gap_tol, wait):
+                # may hold (a round of up to 16 cache passes is several seconds on CoNLL-2000; the fixed rule keeps
+                # its path)
+                if self.s["cache_rule"] == "rate" and (self.cache_rate < self.rate or
+                                                       self.may_hold(estimate, gap_tol, wait)):
                     break
             # a certificate costs about two passes: taken every check_every passes, and when the calibrated estimate
             # says the gap may hold, then no sooner than `wait` passes after the last, `wait` doubling while it is

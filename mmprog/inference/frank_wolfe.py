@@ -587,8 +587,7 @@ def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff, nd):
 @njit(**_JIT)
 def _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd):
     """Move mass ``step`` from cached labeling a to s, which differ at the positions ``diff[:nd]`` (ascending): α,
-    w (+= step·(f(x, a) − f(x, s)), only the rows, pairs and trigrams touching those positions: elsewhere the two
-    cancel) and the example's token scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
+    w (+= step·(f(x, a) − f(x, s)): the state rows of those positions only) and the example's token scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
     Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
     W, Tr, Tri = model
     lab, alpha = cache[0], cache[1]
@@ -618,21 +617,16 @@ def _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd):
             gv = step * Gv[row + u]
             node[u, at] += gv
             node[u, st] -= gv
-    last = -1
-    for x in range(nd):
-        t = diff[x]
-        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
-            Tr[la[lo + j], la[lo + j + 1]] += step
-            Tr[ls[lo + j], ls[lo + j + 1]] -= step
-            last = j
-    if Tri.shape[0] > 0:
-        last = -1
-        for x in range(nd):
-            t = diff[x]
-            for e in range(max(t, 2, last + 1), min(t + 3, L)):
-                Tri[la[lo + e - 2], la[lo + e - 1], la[lo + e]] += step
-                Tri[ls[lo + e - 2], ls[lo + e - 1], ls[lo + e]] -= step
-                last = e
+    # every pair and trigram, the cancelling ones too: (x + step) − step need not be x in floating point, and the
+    # path (hence the working set a master back end is handed) stays the one of the full loop
+    order2 = Tri.shape[0] > 0
+    for t in range(L - 1):
+        r = lo + t
+        Tr[la[r], la[r + 1]] += step
+        Tr[ls[r], ls[r + 1]] -= step
+        if order2 and t + 2 < L:
+            Tri[la[r], la[r + 1], la[r + 2]] += step
+            Tri[ls[r], ls[r + 1], ls[r + 2]] -= step
 
 
 @njit(**_JIT)
