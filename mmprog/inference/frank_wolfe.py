@@ -9,8 +9,8 @@
   only the tokens where a cached labeling differs from gold.
 
 Both passes add up the increase of the dual D(α) their steps make (exact: γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖²
-a step), which the driver weighs against their seconds to decide when to go back to the oracle. A step touches only
-the positions where its two labelings differ (the label pairs and trigrams away from them cancel).
+a step), which the driver can weigh against their seconds to decide when to go back to the oracle. A step's norm
+and its state-row moves read only the positions where its two labelings differ.
 
 The arrays come in four groups (numba tuples):
 
@@ -422,9 +422,9 @@ def cache_pass(order, data, model, cache, C, inner, tol, cgap, work, gain):
     Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
     read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit. The
     rows of w those scores read are random rows of a table larger than the processor's caches, so the next visit's
-    are prefetched while this one computes; with the steps touching only the differing positions, a cache pass on a
-    mid-fit state of 3,000 CoNLL-2000 sentences took 45.5 ms against 49.9 before (means of four paired timings of
-    the same state, CPU time).
+    are prefetched while this one computes. With the step norms over the differing positions only, the default
+    fit on 3,000 CoNLL-2000 sentences (``rich``, C = 1, gap 1e-2, the same path) spent 9.85 s in its cache passes
+    against 10.4 before, and 20.9 CPU s in all against 22.0 (paired runs on a shared machine).
 
     Parameters
     ----------
