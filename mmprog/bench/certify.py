@@ -161,10 +161,11 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, tra
 
 
 def run_swap(run, fmap, prepared, ds, test, C, gap_tol, solvers, oracles, form="auto"):
-    """The swap check at ``run``'s certificate: P0's master on the route's working set (:func:`mmprog.engine.bcfw.
-    master`) solved by each master back end through the engine's route (status-checked, time-capped: the path of
-    ``mmprog verify`` on a bcfw fit, :func:`mmprog.duality.master_of_bcfw`), then P(w) of each solver's w by each
-    oracle back end. One row per (solver, oracle back end).
+    """The swap check at ``run``'s certificate, one row per (solver, oracle back end).
+
+    P0's master on the route's working set (:func:`mmprog.engine.bcfw.master`) is solved by each master back end
+    through the engine's route (status-checked, time-capped: the path of ``mmprog verify`` on a bcfw fit,
+    :func:`mmprog.duality.master_of_bcfw`), then P(w) of each solver's w is computed by each oracle back end.
 
     Each row: the master's form (``n``: one cut per cached labeling; ``one``: the working set aggregated into one
     1-slack cut, :meth:`~mmprog.engine.bcfw.BCFWRun.aggregated_cut`, the same certified lower bound), its optimum
