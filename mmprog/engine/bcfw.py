@@ -27,9 +27,10 @@ of example i
 
 After each such oracle pass come passes of the same steps inside the caches without the oracle (Shah, Kolmogorov &
 Lampert, CVPR 2015): most of the gap lies there, and a cached labeling's gradient reads only the token scores where
-it differs from gold, so such a pass scores a fraction of the tokens. As in Shah et al., they go on while they raise
-D faster per second than the oracle pass before them did (at most ``cache_passes`` of them): every pairwise step's
-increase of D is known exactly, γ(g(s) − g(a)) − ½γ²‖f(xᵢ, a) − f(xᵢ, s)‖², so the kernels add it up.
+it differs from gold, so such a pass scores a fraction of the tokens. By default a round has 4 of them; with
+``cache_rule="rate"``, as in Shah et al., they go on while they raise D faster per second than the oracle pass before
+them did (at most ``cache_passes`` of them): every pairwise step's increase of D is known exactly,
+γ(g(s) − g(a)) − ½γ²‖f(xᵢ, a) − f(xᵢ, s)‖², so the kernels add it up.
 
 Why this is cheap on template features: the gradient of a cached labeling is a sum of token scores, and after a step
 the token scores of the example move by γ Σ_t G_{t't}(e(a_t) − e(s_t)) with G = XᵢXᵢᵀ the example's token Gram
@@ -346,18 +347,19 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
         Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth). On CoNLL-2000 ``rich``
         C = 1 with 4 fixed cache passes, to gap 1e-2: 3 steps 57–59 CPU s, 2 steps 65, 10 steps 76 (paired runs).
     cache_passes : int, optional
-        Passes (``"fixed"``; default 4) or the most passes (``"rate"``; default 16) inside the caches (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov &
-        Lampert, CVPR 2015) after each oracle pass, where most of the gap lies (94 % at pass 100 of the oracle-only
-        route on CoNLL-2000); such a pass scores only the tokens where a cached labeling differs from gold.
+        Passes (``"fixed"``; default 4) or the most passes (``"rate"``; default 16) inside the caches after each
+        oracle pass (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov & Lampert, CVPR 2015),
+        where most of the gap lies (94 % at pass 100 of the oracle-only route on CoNLL-2000); such a pass scores only
+        the tokens where a cached labeling differs from gold.
     cache_sampling : {"gap", "uniform"}
         A cache pass's visits: in proportion to the blocks' last seen gaps inside their caches, or a permutation.
     cache_rule : {"fixed", "rate"}
         ``"fixed"``: always ``cache_passes`` (a path fixed by ``seed``). ``"rate"``: a round's cache passes stop once
         one raises D(α) less per CPU second than its oracle pass did (Shah et al.): the path then depends on measured
-        seconds, so two fits differ within their gaps (swapped back ends no longer give the same w). CPU s to gap 1e-2, two seeds, paired on a shared machine: 3,000
-        CoNLL-2000 sentences ``rich`` C = 1: rate ≤ 16 18.0, 14.9; fixed 4 18.4, 17.1; fixed 8 18.4, 18.7. 3,000
-        esp.train sentences, sklearn-crfsuite tutorial features, C = 5: rate ≤ 16 18.7, 18.4; fixed 4 25.2, 21.5;
-        fixed 8 22.3, 21.9.
+        seconds, so two fits differ within their gaps (swapped back ends no longer give the same w). CPU s to gap
+        1e-2, two seeds, paired on a shared machine: 3,000 CoNLL-2000 sentences ``rich`` C = 1: rate ≤ 16 18.0,
+        14.9; fixed 4 18.4, 17.1; fixed 8 18.4, 18.7. 3,000 esp.train sentences, sklearn-crfsuite tutorial features,
+        C = 5: rate ≤ 16 18.7, 18.4; fixed 4 25.2, 21.5; fixed 8 22.3, 21.9.
     cache_size : int
         Labelings kept per example, gold included (a full cache empties its least-weighted labeling onto the best;
         a cache smaller than the optimum's support per example cannot reach the optimum).
@@ -520,7 +522,7 @@ class FrankWolfe:
                                   self.bgap, self.ogap, self.work, clock, gain)
         # the pass's increase of D(α) per CPU second of this thread (the kernels run in it; other jobs on the
         # machine do not count), which the passes inside the caches after it must beat (cache_rule "rate")
-        self.last_gain = float(gain[0])
+        self.last_gain = float(gain[0])          # the exact increase of D(α) the pass made
         self.rate = self.last_gain / max(time.thread_time() - c0, 1e-9)
         # the oracle's share of the pass (token scores and Viterbi), by the kernel's cycle counts
         if clock[1] > 0:

@@ -30,18 +30,17 @@ def unregister(name):
 
 
 def registered():
-    """Names of the registered programs: mmprog's in the order importing them all registers them
-    (:func:`mmprog.programs.registration_order`; every program module is imported here), then any registered from
-    elsewhere, in registration order."""
-    from . import load, registration_order
+    """Names of the registered programs: mmprog's in the order of :data:`mmprog.programs.MODULES` (every program
+    module is imported here, so the list does not depend on which a process imported first), then any registered
+    from elsewhere, in registration order."""
+    from . import MODULES, load
     load()
-    order = registration_order()
-    rank = {m: i for i, m in enumerate(order)}
+    rank = {m: i for i, m in enumerate(MODULES)}
 
     def key(item):
         mod = item[1][1].__module__
         own = mod.split(".")[2] if mod.startswith(__package__ + ".") else None
-        return (rank.get(own, len(order)), item[0])
+        return (rank.get(own, len(MODULES)), item[0])
     return [name for _, (name, _) in sorted(enumerate(_REGISTRY.items()), key=key)]
 
 
