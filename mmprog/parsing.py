@@ -4,8 +4,8 @@ A dependency model is two max-margin models trained one after the other on the s
 
 * the **parser**, an :class:`~mmprog.features.arcs.ArcFeatureMap` model (first-order arcs, Chu-Liu-Edmonds or
   Eisner) saved as ``P.json`` + ``P.npz``;
-* the **labeller**, an :class:`~mmprog.features.arc_labels.ArcLabelFeatureMap` model (the relation of every arc of
-  a given tree, per-arc multiclass, trained by ``m3n`` on the gold trees) saved beside it as ``P.labels.json`` +
+* the **labeller**, an :class:`~mmprog.features.arc_labels.ArcLabelFeatureMap` model (the relations of a given
+  tree's arcs as a label chain, trained by ``m3n`` on the gold trees) saved beside it as ``P.labels.json`` +
   ``P.labels.npz`` (:func:`labeller_base`). A model without the labeller parses heads only and writes DEPREL ``_``.
 
 :func:`parse_stream` reads a file line by line and writes it back with HEAD and DEPREL predicted — the HEAD column of
@@ -42,22 +42,27 @@ def labeller_base(model_path) -> str:
     return base + ".labels"
 
 
-def train_labeller(dataset, C=0.1, eps=0.1, templates="labels", min_count=1, **fit_kwargs):
-    """Train the arc labeller on the gold trees of ``dataset`` (P0 over the per-arc label structure, 1-slack).
+def train_labeller(dataset, C=0.1, gap_tol=1e-2, templates="labels", min_count=1, context=True, **fit_kwargs):
+    """Train the arc labeller on the gold trees of ``dataset``: P0 over the label chain of a given tree
+    (:class:`~mmprog.features.arc_labels.ArcLabelFeatureMap`), certified by route ``bcfw`` where it covers the data.
 
     Parameters
     ----------
     dataset : TreeDataset
         Trees with a ``deprel`` column.
     C : float
-        Slack weight (n-slack scale; default 0.1: at C = 0.1 the labeller reached 87.3% label accuracy on the
-        gold trees of the Talbanken dev file after 9 minutes, stopped before convergence — not tuned further).
-    eps : float
-        Violation tolerance of the cutting plane.
+        Slack weight (n-slack scale). The default 0.1 labelled the most tokens of the Talbanken dev file's gold trees
+        among 0.03, 0.1, 0.3 and 1 (``python -m mmprog.bench labeller --C-grid``).
+    gap_tol : float
+        Certified relative duality gap at which the fit stops (:func:`mmprog.fit`).
     templates : str or list of str
-        A key of :data:`~mmprog.features.arc_labels.LABEL_PRESETS` or arc template specs.
+        Templates of the arc view: a key of :data:`~mmprog.features.arc_labels.LABEL_PRESETS` or arc template specs.
+    min_count : int
+        Keep view features seen at least this often.
+    context : bool
+        Add the grandparent and dependent views (:data:`~mmprog.features.arc_labels.CONTEXT_VIEWS`).
     **fit_kwargs
-        Passed to :func:`mmprog.fit` (``time_limit``, ``max_iter``, ``drop_after`` ...).
+        Passed to :func:`mmprog.fit` (``time_limit``, ``max_iter``, ``route`` ...).
 
     Returns
     -------
@@ -65,10 +70,8 @@ def train_labeller(dataset, C=0.1, eps=0.1, templates="labels", min_count=1, **f
     """
     import mmprog
     from .features.arc_labels import ArcLabelFeatureMap
-    fmap = ArcLabelFeatureMap(templates, min_count=min_count).fit(dataset)
-    fit_kwargs.setdefault("slack", "one")
-    fit_kwargs.setdefault("drop_after", 10)
-    return mmprog.fit(dataset, program="m3n", feature_map=fmap, C=C, eps=eps, **fit_kwargs)
+    fmap = ArcLabelFeatureMap(templates, min_count=min_count, context=context).fit(dataset)
+    return mmprog.fit(dataset, program="m3n", feature_map=fmap, C=C, gap_tol=gap_tol, **fit_kwargs)
 
 
 def load_labeller(model_path):

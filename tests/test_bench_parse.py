@@ -45,3 +45,27 @@ def test_bench_runs_mmprog_on_a_slice_and_records_its_certificates(tmp_path, cap
     assert row["termination"] in ("converged", "eps", "max_iter") and row["gap"] >= 0
     assert row["labeller_termination"] in ("converged", "eps", "max_iter") and row["labeller_gap"] >= 0
     assert row["chosen"] in ("mcdonald05 C=0.01", "mcdonald05 C=0.1") and row["parser_train_seconds"] > 0
+
+
+def test_bench_labeller_scores_certified_labellers_on_the_dev_gold_trees(tmp_path):
+    """A smoke run of ``bench labeller`` (40 training sentences): one row per view set, each a certified bcfw fit,
+    and its dev label accuracy is that of the saved rows' own labeller recomputed here."""
+    import json
+
+    from mmprog.bench.labeller import main
+    from mmprog.datasets.base import TreeDataset
+    from mmprog.parsing import predict_relations, train_labeller
+    if not (DATA / "ud_swedish_talbanken").exists():
+        pytest.skip("the shared Talbanken files are not available")
+    rec = tmp_path / "labeller.json"
+    assert main(["--limit", "40", "--C-grid", "0.1", "--data-root", str(DATA), "--record", str(rec)]) == 0
+    rows = json.loads(rec.read_text())["rows"]
+    assert [r["context"] for r in rows] == [False, True]
+    for r in rows:
+        assert r["route"] == "bcfw" and r["termination"] == "converged" and r["gap"] <= 1e-2
+    base = DATA / "ud_swedish_talbanken" / "v1.0-pre_2015-01-05"
+    whole, dev = load_conllu(base / "sv-ud-train.conll.gz"), load_conllu(base / "sv-ud-dev.conll.gz")
+    lab = train_labeller(TreeDataset(whole.sentences[:40], whole.heads[:40]), C=0.1)
+    pred = [r for rs in predict_relations(lab, dev, dev.heads) for r in rs]
+    gold = [r for s in dev.sentences for r in s["deprel"]]
+    assert rows[1]["dev_label_accuracy"] == round(100 * float(np.mean([p == g for p, g in zip(pred, gold)])), 2)

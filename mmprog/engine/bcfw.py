@@ -42,7 +42,8 @@ P0 on that working set (:meth:`BCFWRun.working_set`: cuts Δfᵢ(y), Δℓᵢ(y)
 built, shown, exported and re-solved; its optimum lies in [D(α), P*], within the certified gap of P(w).
 
 Covered: the first- and second-order chain maps (the second with or without allowed bigrams) without edge, start/stop
-or bias features, every gold label observed.
+or bias features, every gold label observed; maps built on the chain map (the arc labeller's,
+:class:`~mmprog.features.arc_labels.ArcLabelFeatureMap`) too.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ import scipy.sparse as sp
 
 from . import interrupts
 from ..exceptions import DataError, ParameterError, check_param
+from ..features.chain import ChainFeatureMap
 from ..inference.frank_wolfe import bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
 
 #: The terminations a BCFW fit can end with (``max_iter`` counts passes over the examples).
@@ -291,7 +293,7 @@ def load_state(path):
 def _chain_arrays(fmap, prepared):
     """CSR arrays of the stacked token rows (float64 values), offsets and gold labels per token; refuses what the
     route does not cover."""
-    if getattr(fmap, "kind", None) != "chain" or fmap.n_edge_features or fmap.start_stop or fmap.bias:
+    if not isinstance(fmap, ChainFeatureMap) or fmap.n_edge_features or fmap.start_stop or fmap.bias:
         raise ParameterError("route 'bcfw' covers the chain map (first or second order) without edge, start/stop "
                              "or bias features; use the cutting-plane route for this feature map")
     X = prepared.data["X"]

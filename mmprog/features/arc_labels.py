@@ -1,21 +1,30 @@
-"""Dependency labels of a given tree: the per-arc multiclass structure of the labeller.
+"""Dependency labels of a given tree: the labeller's structure, a label chain over the tree's tokens.
 
-Given the heads of a tree (gold when training, the parser's when parsing), the label of the arc into token m is
-chosen among the K dependency relations seen in training. The joint feature map is
+Given the heads h of a tree (gold when training, the parser's when parsing), the relation y_m of the arc into every
+token m is chosen among the K relations seen in training, jointly for the sentence: the labels form a linear chain
+in word order, so the joint feature map is the chain map's (:class:`~mmprog.features.chain.ChainFeatureMap`)
 
-    f(x, h, y) = Σ_m φ(x, h_m → m) ⊗ e_{y_m},
+    f(x, h, y) = [ Σ_m φ(x, h, m) ⊗ e(y_m) ,  Σ_m e(y_m) ⊗ e(y_{m+1}) ],
 
-the arc features φ of :class:`~mmprog.features.arcs.ArcFeatureMap` (any of its templates, e.g. :data:`LABEL_PRESETS`)
-conjoined with the label; only the (arc feature, label) pairs seen on the gold arcs of the training data are kept
-(MSTParser's choice). The labels of different arcs do not interact, so the decoder is one argmax over K per arc and
-the Hamming loss Δℓ(y) = #{m : y_m ≠ y*_m} decomposes over arcs, as does the loss-augmented argmax.
+with token inputs φ(x, h, m) read from the tree, each block the features of
+:class:`~mmprog.features.arcs.ArcFeatureMap` on one pair of tokens (a *view*, its template atoms ``h`` naming the
+view's token):
 
-Trained by the registered program ``m3n`` (P0), this is the per-arc multiclass max-margin program: with a
-decomposable loss, P0's slack of a sentence, ξ_i = max_y [Δℓ_i(y) − wᵀΔf_i(y)]₊, is the sum over its arcs of the
-multiclass hinge max_l [1(l ≠ y*_m) − wᵀ(φ ⊗ e_{y*_m} − φ ⊗ e_l)] (each arc's term is ≥ 0 at l = y*_m), i.e. Crammer
-& Singer's (2001) multiclass SVM with one slack per arc summed per sentence — no separate program module is needed
-(McDonald, Lerman & Pereira, CoNLL-X 2006, label the arcs of the first-stage tree in the same two-stage way; they
-add a chain over a head's children, which this map does not).
+* ``arc``: the arc h_m → m itself (:data:`LABEL_PRESETS`);
+* ``grand``: the head's head g_m → m (the root's children pair with the root);
+* ``lchild``, ``rchild``: the leftmost and the rightmost dependent of m paired with m (the root symbol when m has
+  none) — what tells an object from a nominal modifier is often the adposition or determiner below it.
+
+Decoding is Viterbi, the loss the Hamming loss Δℓ(y) = #{m : y_m ≠ y*_m}, so P0 (program ``m3n``) on this map is
+the chain M³N of Taskar et al. (2003) over the labels of a fixed tree, and route ``bcfw`` certifies it in seconds
+on a treebank (:mod:`mmprog.engine.bcfw`). The dictionaries of the views are built from the pairs of the gold
+trees of the training data (MSTParser's choice); the state block is dense over (input feature, label).
+
+Why a chain with context views: it replaced McDonald, Lerman & Pereira's (CoNLL-X 2006) per-arc multiclass
+program over the arc features, which the 1-slack cutting plane could not certify on Talbanken within its round
+limit, while the chain is certified in seconds by ``bcfw`` and, on the arc view alone, labelled more tokens of the
+dev file's gold trees right. ``python -m mmprog.bench labeller`` records what the context views add and how the
+label accuracy moves with C (the default C of :func:`mmprog.parsing.train_labeller` is chosen there).
 """
 from __future__ import annotations
 
@@ -24,9 +33,9 @@ import scipy.sparse as sp
 
 from ..exceptions import DataError, ModelFileError, ParameterError
 from .arcs import ArcFeatureMap, resolve_templates
-from .base import Prepared
+from .chain import ChainFeatureMap
 
-__all__ = ["ArcLabelFeatureMap", "LABEL_PRESETS"]
+__all__ = ["ArcLabelFeatureMap", "LABEL_PRESETS", "CONTEXT_VIEWS", "view_heads"]
 
 #: Arc templates for labelling (the label is conjoined with each): the modifier's and the head's own fields, their
 #: pairs with direction and distance, the modifier's POS context; lemma templates are dropped on files without one.
@@ -37,36 +46,86 @@ LABEL_PRESETS: dict[str, list[str]] = {
                "hc/mc+1|dd", "hc/mc-1|dd"],
 }
 
+#: The context views of the labeller (see the module docstring): in each template ``h`` is the view's token (the
+#: grandparent, the leftmost or the rightmost dependent) and ``m`` the token whose label is chosen.
+CONTEXT_VIEWS: dict[str, list[str]] = {
+    "grand": ["hc/mc", "hs/ms", "hw/mc", "hc/mc|dd", "hs/ms/mf"],
+    "lchild": ["hc/mc", "hw/mc", "hs/ms", "hc/mc|dd", "hw/mw"],
+    "rchild": ["hc/mc", "hw/mc", "hs/ms", "hc/mc|dd", "hw/mw"],
+}
 
-class ArcLabelFeatureMap:
-    """The labels of a tree's arcs as a joint feature map (see the module docstring).
+
+def view_heads(view, heads):
+    """The token paired with every token m in ``view``, given the tree's heads.
+
+    Parameters
+    ----------
+    view : {"arc", "grand", "lchild", "rchild"}
+    heads : int array, shape (n,)
+        Head of tokens 1..n (0 = root).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        ``arc``: h_m; ``grand``: h_{h_m} (0 when h_m is the root); ``lchild``/``rchild``: the leftmost/rightmost
+        token whose head is m, 0 when there is none.
+    """
+    h = np.asarray(heads, dtype=np.int64)
+    if view == "arc":
+        return h
+    if view == "grand":
+        return np.concatenate([[0], h])[h]
+    if view not in ("lchild", "rchild"):
+        raise ParameterError(f"view {view!r} is not one of 'arc', 'grand', 'lchild', 'rchild'")
+    n = h.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    dep = np.flatnonzero(h > 0)              # tokens (0-based) with a real head, in word order
+    # fancy assignment keeps the last write per head: the rightmost dependent, or the leftmost in reverse order
+    order = dep if view == "rchild" else dep[::-1]
+    out[h[order] - 1] = order + 1
+    return out
+
+
+class ArcLabelFeatureMap(ChainFeatureMap):
+    """The relations of a tree's arcs as a label chain over its tokens (see the module docstring).
 
     Parameters
     ----------
     templates : str or list of str, optional
-        A key of :data:`LABEL_PRESETS` (default ``"labels"``) or arc template specs (:mod:`mmprog.features.arcs`).
+        Templates of the ``arc`` view: a key of :data:`LABEL_PRESETS` (default ``"labels"``) or arc template specs
+        (:mod:`mmprog.features.arcs`).
     min_count : int
-        Keep arc features and (feature, label) pairs seen at least this often on the gold arcs.
+        Keep the view features seen at least this often on the pairs of the gold trees.
+    context : bool
+        Add the grandparent and dependent views of :data:`CONTEXT_VIEWS` (default True).
 
     Attributes (after :meth:`fit`)
     ------------------------------
     label_names : list of str
         The K relations (sorted); label id k is ``label_names[k]``.
     n_labels : int
+    n_features : int
+        Width of the token inputs φ (the views' dictionaries side by side).
     dim : int
-        Number of kept (arc feature, label) pairs.
-    groups : ndarray of int64, shape (dim,)
-        Template of every joint feature; ``group_names`` are the templates.
+        Length of w: n_features·K state features and K² transitions.
+    views : dict of str -> ArcFeatureMap
+        The fitted views, in the order of their columns.
     """
 
     kind = "arclabels"
 
-    def __init__(self, templates=None, min_count=1):
+    def __init__(self, templates=None, min_count=1, context=True):
         self.preset, templates = resolve_templates(templates, LABEL_PRESETS, "labels")
         self.templates = list(templates)
         self.min_count = min_count
-        self._arcs = ArcFeatureMap(self.templates, min_count=min_count)
+        self.context = bool(context)
         self._fitted = False
+
+    def _new_views(self):
+        names = {"arc": self.templates}
+        if self.context:
+            names.update(CONTEXT_VIEWS)
+        return {v: ArcFeatureMap(t, min_count=self.min_count) for v, t in names.items()}
 
     # ------------------------------------------------------------------ fitting
     @staticmethod
@@ -78,7 +137,7 @@ class ArcLabelFeatureMap:
         return [s["deprel"] for s in dataset.sentences]
 
     def fit(self, dataset):
-        """Relations, arc feature dictionary and (feature, label) pairs from the gold arcs of ``dataset``.
+        """Relations and the views' feature dictionaries from the gold trees of ``dataset``.
 
         Returns
         -------
@@ -90,31 +149,28 @@ class ArcLabelFeatureMap:
             raise DataError("no token of the training data has a DEPREL (every value is '_'); the labeller needs "
                             "labelled trees")
         self.label_names = names
-        self.n_labels = len(names)
-        self._arcs.fit(dataset)
-        self.templates = list(self._arcs.templates)
-        B = self._arcs.tree_arc_matrix(dataset)
-        y = self._label_ids(rels)
-        rows = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
-        keep = y[rows] >= 0
-        pairs = B.indices[keep].astype(np.int64) * self.n_labels + y[rows[keep]]
-        # a feature that fires twice on one arc (in-between templates) counts once per arc here, as in the dictionary
-        u, c = np.unique(pairs, return_counts=True)
-        self._pairs = u[c >= self.min_count]
+        self.views = self._new_views()
+        for v, fm in self.views.items():
+            fm.fit(dataset, heads=None if v == "arc" else [view_heads(v, h) for h in dataset.heads])
+        self.templates = list(self.views["arc"].templates)
         self._finish()
         return self
 
     def _finish(self):
-        self.dim = int(self._pairs.shape[0])
-        self.groups = self._arcs.groups[self._pairs // self.n_labels].astype(np.int64)
-        self.group_names = list(self._arcs.group_names)
+        """The chain map over the views' columns side by side (groups: one per view template)."""
+        groups, group_names, start = [], [], 0
+        for v, fm in self.views.items():
+            groups.append(np.asarray(fm.groups, dtype=np.int64) + len(group_names))
+            group_names += [g if v == "arc" else f"{v}:{g}" for g in fm.group_names]
+            start += fm.dim
+        ChainFeatureMap.__init__(self, start, len(self.label_names), groups=np.concatenate(groups),
+                                 group_names=group_names)
         self._index = {r: k for k, r in enumerate(self.label_names)}
         self._fitted = True
 
     def _label_ids(self, rels):
         """Label id of every token (concatenated), -1 for '_' or a relation unseen in training."""
-        idx = self._index if self._fitted else {r: k for k, r in enumerate(self.label_names)}
-        return np.fromiter((idx.get(r, -1) for rs in rels for r in rs), dtype=np.int64,
+        return np.fromiter((self._index.get(r, -1) for rs in rels for r in rs), dtype=np.int64,
                            count=sum(len(rs) for rs in rels))
 
     def _check_fitted(self):
@@ -123,7 +179,7 @@ class ArcLabelFeatureMap:
 
     # ------------------------------------------------------------------ prepare
     def prepare(self, dataset, heads=None):
-        """Arc feature rows of the trees to label.
+        """Token inputs φ(x, h, m) of the trees to label, stacked as the chain map's batch.
 
         Parameters
         ----------
@@ -134,167 +190,64 @@ class ArcLabelFeatureMap:
         Returns
         -------
         Prepared
-            ``gold`` (S, T_max): label id of token m at column m − 1 (-1 where unknown or '_', and padding);
-            ``data["B"]`` CSR (Σ n_i, arc-feature dim), row ``offsets[i] + m − 1`` = φ(x_i, h_m → m);
-            ``data["offsets"]`` (S+1,).
+            The chain map's batch (:meth:`ChainFeatureMap.prepare_stacked`): ``data["X"]`` CSR (Σ n_i,
+            n_features), row ``offsets[i] + m − 1`` = φ(x_i, h, m); ``gold`` (S, T_max) label ids, -1 where the
+            relation is '_' or unseen in training, and padding.
         """
         self._check_fitted()
         if len(dataset) == 0:
             raise DataError("the dataset is empty; pass at least one sentence")
+        heads = dataset.heads if heads is None else heads
+        if len(heads) != len(dataset):
+            raise DataError(f"{len(heads)} head vectors for {len(dataset)} sentences; pass one per sentence")
+        X = sp.hstack([fm.tree_arc_matrix(dataset, [view_heads(v, h) for h in heads])
+                       for v, fm in self.views.items()], format="csr", dtype=np.float64)
         lengths = np.asarray([len(s["form"]) for s in dataset.sentences], dtype=np.int64)
-        B = self._arcs.tree_arc_matrix(dataset, heads)
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        T = int(lengths.max())
-        gold = np.full((len(lengths), T), -1, dtype=np.int64)
-        rels = [s.get("deprel", ["_"] * len(s["form"])) for s in dataset.sentences]
-        sent = np.repeat(np.arange(len(lengths)), lengths)
-        pos = np.arange(sent.shape[0]) - offsets[sent]
-        gold[sent, pos] = self._label_ids(rels)
-        return Prepared(n=len(lengths), lengths=lengths, gold=gold, data={"B": B, "offsets": offsets})
-
-    # ------------------------------------------------------------------ scores and decoding
-    def _weight_matrix(self, w):
-        """w as a dense (arc-feature dim, K) matrix W[j, k] (zeros where the pair was never seen)."""
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != (self.dim,):
-            raise DataError(f"w has shape {w.shape}; this label feature map needs ({self.dim},)")
-        W = np.zeros(self._arcs.dim * self.n_labels)
-        W[self._pairs] = w
-        return W.reshape(self._arcs.dim, self.n_labels)
-
-    def _rows(self, prepared, idx):
-        off = prepared.data["offsets"]
-        n = prepared.lengths[idx]
-        k = np.repeat(np.arange(idx.shape[0]), n)
-        t = np.arange(k.shape[0]) - np.repeat(np.cumsum(n) - n, n)
-        return k, t, off[idx][k] + t
-
-    def scores(self, w, prepared, idx=None):
-        """Label scores s[m−1, k] = wᵀ(φ(x_i, h_m → m) ⊗ e_k) of every arc: a list of (n_i, K) arrays."""
-        self._check_fitted()
-        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        k, t, rows = self._rows(prepared, idx)
-        S = np.asarray(prepared.data["B"][rows] @ self._weight_matrix(w))
-        ends = np.cumsum(prepared.lengths[idx])
-        return np.split(S, ends[:-1]) if idx.shape[0] else []
-
-    def decode(self, w, prepared, idx=None, loss_augmented=False, loss_weight=1.0):
-        """Best labels per arc, argmax_k s[m, k] [+ loss_weight · 1(k ≠ y*_m)] (tokens with unknown gold get no
-        loss term).
-
-        Returns
-        -------
-        ndarray of int64, shape (len(idx), T)
-            T = the longest sentence of ``idx``; -1 padding.
-        """
-        self._check_fitted()
-        idx = np.arange(prepared.n) if idx is None else np.asarray(idx, dtype=np.int64)
-        k, t, rows = self._rows(prepared, idx)
-        S = np.asarray(prepared.data["B"][rows] @ self._weight_matrix(w))
-        if loss_augmented:
-            g = prepared.gold[idx[k], t]
-            S = S + loss_weight * ((np.arange(self.n_labels)[None, :] != g[:, None]) & (g[:, None] >= 0))
-        T = int(prepared.lengths[idx].max()) if idx.shape[0] else 0
-        out = np.full((idx.shape[0], T), -1, dtype=np.int64)
-        if k.shape[0]:
-            out[k, t] = S.argmax(axis=1)
-        return out
-
-    # ------------------------------------------------------------------ features, ΔF and loss
-    def _check_labels(self, prepared, idx, labelings):
-        idx = np.asarray(idx, dtype=np.int64)
-        lab = np.asarray(labelings)
-        n = prepared.lengths[idx]
-        if lab.ndim != 2 or lab.shape[0] != idx.shape[0] or (idx.shape[0] and lab.shape[1] < int(n.max())):
-            raise DataError(f"labelings must be (len(idx), T) = ({idx.shape[0]}, >= {int(n.max()) if n.size else 0})"
-                            f" label arrays; got shape {lab.shape}")
-        return idx, lab.astype(np.int64, copy=False)
-
-    def joint_features(self, prepared, idx, labelings):
-        """f(x_i, h, y) = Σ_m φ(x_i, h_m → m) ⊗ e_{y_m}, one row per labeling (tokens with unknown gold left out).
-
-        Returns
-        -------
-        scipy.sparse.csr_matrix, shape (len(idx), dim)
-        """
-        idx, lab = self._check_labels(prepared, idx, labelings)
-        k, t, rows = self._rows(prepared, idx)
-        use = prepared.gold[idx[k], t] >= 0
-        y = lab[k, t]
-        bad = use & ((y < 0) | (y >= self.n_labels))
-        if bad.any():
-            j = int(np.argmax(bad))
-            raise DataError(f"labeling {int(k[j])}: token {int(t[j]) + 1} has label {int(y[j])}, outside "
-                            f"[0, {self.n_labels})")
-        k, rows, y = k[use], rows[use], y[use]
-        B = prepared.data["B"][rows]
-        per = np.diff(B.indptr)
-        key = B.indices.astype(np.int64) * self.n_labels + np.repeat(y, per)
-        pos = np.minimum(np.searchsorted(self._pairs, key), max(self.dim - 1, 0))
-        hit = (self._pairs[pos] == key) if self.dim else np.zeros(key.shape[0], dtype=bool)
-        r = np.repeat(k, per)
-        return sp.csr_matrix((B.data[hit], (r[hit], pos[hit])), shape=(idx.shape[0], self.dim))
-
-    def loss(self, prepared, idx, labelings):
-        """Δℓ_i(y): number of tokens whose label differs from the gold one (unknown gold ignored), (r,)."""
-        idx, lab = self._check_labels(prepared, idx, labelings)
-        T = prepared.gold.shape[1]
-        g = prepared.gold[idx]
-        lab = np.pad(lab, ((0, 0), (0, max(0, T - lab.shape[1]))), constant_values=-1)[:, :T]
-        return ((g >= 0) & (lab != g)).sum(axis=1).astype(np.float64)
-
-    def delta(self, prepared, idx, labelings):
-        """ΔF rows f(x_i, h, y*_i) − f(x_i, h, y) and Δℓ_i(y).
-
-        Returns
-        -------
-        dF : scipy.sparse.csr_matrix, shape (r, dim)
-        dl : ndarray, shape (r,)
-        """
-        idx, lab = self._check_labels(prepared, idx, labelings)
-        gold = prepared.gold[idx]
-        dF = (self.joint_features(prepared, idx, gold) - self.joint_features(prepared, idx, lab)).tocsr()
-        dF.eliminate_zeros()
-        return dF, self.loss(prepared, idx, lab)
+        ids = self._label_ids([s.get("deprel", ["_"] * len(s["form"])) for s in dataset.sentences])
+        Y = np.split(ids, np.cumsum(lengths)[:-1])
+        return self.prepare_stacked(X, lengths, Y)
 
     # ------------------------------------------------------------------ persistence
     def describe(self) -> dict:
         """JSON-able description (templates, relations, sizes)."""
         d = {"kind": self.kind, "templates": list(self.templates), "preset": self.preset,
-             "min_count": self.min_count}
+             "min_count": self.min_count, "context": self.context, "structure": "chain"}
         if self._fitted:
-            d.update(dim=self.dim, n_labels=self.n_labels, label_names=list(self.label_names),
-                     group_names=self.group_names)
+            d.update(dim=self.dim, n_features=self.n_features, n_labels=self.n_labels,
+                     label_names=list(self.label_names), views=list(self.views), group_names=self.group_names)
         return d
 
     def to_state(self):
         """(json_dict, arrays_dict) for :meth:`from_state` (JSON + .npz, no pickle)."""
         self._check_fitted()
         js = self.describe()
-        a_js, a_arr = self._arcs.to_state()
-        js["arcs"] = a_js
-        arrays = {f"arcs_{k}": v for k, v in a_arr.items()}
-        arrays["pairs"] = self._pairs
+        arrays, js["view_states"] = {}, {}
+        for v, fm in self.views.items():
+            v_js, v_arr = fm.to_state()
+            js["view_states"][v] = v_js
+            arrays.update({f"{v}_{k}": a for k, a in v_arr.items()})
         return js, arrays
 
     @classmethod
     def from_state(cls, desc, arrays):
         """Rebuild a fitted map from :meth:`to_state` output."""
+        if desc.get("structure") != "chain":
+            raise ModelFileError("this labeller was saved by an earlier mmprog (per-arc multiclass, no 'structure' "
+                                 "field); retrain it with `mmprog train` (the chain labeller replaced it)")
         try:
-            fm = cls(desc["templates"], min_count=desc["min_count"])
+            fm = cls(desc["templates"], min_count=desc["min_count"], context=desc["context"])
             fm.preset = desc.get("preset")
-            fm._arcs = ArcFeatureMap.from_state(desc["arcs"], {k[5:]: v for k, v in arrays.items()
-                                                              if k.startswith("arcs_")})
             fm.label_names = [str(r) for r in desc["label_names"]]
-            fm.n_labels = len(fm.label_names)
-            pairs = np.asarray(arrays["pairs"])
+            fm.views = {}
+            for v in desc["views"]:
+                pre = f"{v}_"
+                fm.views[v] = ArcFeatureMap.from_state(desc["view_states"][v], {
+                    k[len(pre):]: a for k, a in arrays.items() if k.startswith(pre)})
         except KeyError as e:
             raise ModelFileError(f"arc label map state lacks field {e.args[0]!r}; save it with to_state()") from None
-        bound = fm._arcs.dim * fm.n_labels
-        if pairs.dtype.kind not in "iu" or pairs.ndim != 1 or (pairs.size and (
-                pairs.min() < 0 or pairs.max() >= bound or (np.diff(pairs) <= 0).any())):
-            raise ModelFileError(f"array 'fmap__pairs' must be strictly increasing integers in [0, {bound}); got "
-                                 f"dtype {pairs.dtype}, shape {pairs.shape}")
-        fm._pairs = pairs.astype(np.int64)
+        if list(fm.views) != list(fm._new_views()):
+            raise ModelFileError(f"arc label map views {list(fm.views)} do not match context={fm.context}")
         fm._finish()
+        if fm.dim != desc.get("dim"):
+            raise ModelFileError(f"arc label map field 'dim' is {desc.get('dim')!r} but its views give {fm.dim}")
         return fm

@@ -414,7 +414,7 @@ class ArcFeatureMap:
                 "sent": s_rep[keep], "row": local[keep]}
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, dataset, all_arcs=False):
+    def fit(self, dataset, all_arcs=False, heads=None):
         """Build the feature dictionary from training trees.
 
         Parameters
@@ -423,6 +423,10 @@ class ArcFeatureMap:
             Training sentences with gold heads.
         all_arcs : bool
             Count features of every possible arc instead of only the gold arcs (MSTParser uses the gold arcs).
+        heads : list of int arrays, each (n_i,), optional
+            Count the features of these pairs h_m → m instead of the gold arcs: any token in 0..n_i per token, not
+            necessarily a tree (the labeller's context views pair a token with its grandparent or a dependent,
+            :mod:`mmprog.features.arc_labels`).
 
         Returns
         -------
@@ -439,7 +443,10 @@ class ArcFeatureMap:
         else:
             m = np.concatenate([np.arange(1, n + 1) for n in lengths])
             sent = np.repeat(np.arange(len(lengths)), lengths)
-            h = np.concatenate([np.asarray(hh, dtype=np.int64) for hh in dataset.heads])
+            h = np.concatenate([np.asarray(hh, dtype=np.int64) for hh in (dataset.heads if heads is None else heads)])
+            if h.shape != m.shape:
+                raise DataError(f"heads hold {h.shape[0]} tokens but the sentences {m.shape[0]}; pass one head per "
+                                f"token")
             arcs = {"h": h, "m": m, "n": lengths[sent], "base": base[sent]}
         ctx = _ArcContext(arcs, ids, any(t.between for t in self._parsed))
         self._keys_of, self._counts_of = [], []
