@@ -151,20 +151,19 @@ class ArcLabelFeatureMap(ChainFeatureMap):
         self.label_names = names
         self.views = self._new_views()
         for v, fm in self.views.items():
-            fm.fit(dataset, heads=None if v == "arc" else [view_heads(v, h) for h in dataset.heads])
+            fm.fit(dataset, heads=[view_heads(v, h) for h in dataset.heads])
         self.templates = list(self.views["arc"].templates)
         self._finish()
         return self
 
     def _finish(self):
         """The chain map over the views' columns side by side (groups: one per view template)."""
-        groups, group_names, start = [], [], 0
+        groups, group_names = [], []
         for v, fm in self.views.items():
             groups.append(np.asarray(fm.groups, dtype=np.int64) + len(group_names))
             group_names += [g if v == "arc" else f"{v}:{g}" for g in fm.group_names]
-            start += fm.dim
-        ChainFeatureMap.__init__(self, start, len(self.label_names), groups=np.concatenate(groups),
-                                 group_names=group_names)
+        ChainFeatureMap.__init__(self, sum(fm.dim for fm in self.views.values()), len(self.label_names),
+                                 groups=np.concatenate(groups), group_names=group_names)
         self._index = {r: k for k, r in enumerate(self.label_names)}
         self._fitted = True
 
