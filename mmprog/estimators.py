@@ -160,9 +160,17 @@ def C_from_crfsuite(c):
 
     CRFsuite minimises Σᵢ NLLᵢ(w) + c1‖w‖₁ + c2‖w‖² (summed, not averaged, over the sentences). Divided by 2·c2 it is
     ½‖w‖² + (1/(2·c2)) Σᵢ NLLᵢ(w); P0 is ½‖w‖² + C Σᵢ ξᵢ with ξᵢ the structured hinge in place of NLLᵢ, so
-    C = 1/(2·c2). The same division of c1‖w‖₁ + Σᵢ NLLᵢ by 2·c1 gives P1's ½‖w‖₁ + C Σᵢ ξᵢ with C = 1/(2·c1).
+    C = 1/(2·c2). The same division of c1‖w‖₁ + Σᵢ NLLᵢ by 2·c1 gives P1's ½‖w‖₁ + C Σᵢ ξᵢ with C = 1/(2·c1); with
+    both, the division by 2·c2 gives the elastic net ½‖w‖² + λ‖w‖₁ + C Σᵢ ξᵢ with λ = c1/(2·c2)
+    (:func:`lam_from_crfsuite`).
     """
     return 1.0 / (2.0 * float(c))
+
+
+def lam_from_crfsuite(c1, c2):
+    """The elastic-net M³N's λ (``enm3n``: ½‖w‖² + λ‖w‖₁ + C Σᵢ ξᵢ) for CRFsuite's c1‖w‖₁ + c2‖w‖²: λ = c1/(2·c2),
+    beside C = 1/(2·c2) (:func:`C_from_crfsuite`)."""
+    return float(c1) / (2.0 * float(c2))
 
 
 def _is_number(v, low=0.0, strict=False):
@@ -184,8 +192,8 @@ class SequenceTagger(BaseEstimator):
     ``c2``                        P0 (``m3n``, ½‖w‖² + C Σᵢ ξᵢ) with C = 1/(2·c2) (:func:`C_from_crfsuite`);
                                   default c2 = 1 (CRFsuite's), C = 0.5
     ``c1``                        alone (c2 None or 0): P1 (``l1m3n``, ½‖w‖₁ + C Σᵢ ξᵢ) with C = 1/(2·c1);
-                                  with c2 > 0: no elastic-net program exists, P0 with C = 1/(2·c2) is fitted and a
-                                  warning says c1 is ignored
+                                  with c2 > 0: the elastic-net M³N (``enm3n``, ½‖w‖² + λ‖w‖₁ + C Σᵢ ξᵢ) with
+                                  C = 1/(2·c2), λ = c1/(2·c2) (:func:`lam_from_crfsuite`)
     ``max_iterations``            the budget ``max_iter``: passes of the default route for P0 (``bcfw``), rounds
                                   of the cutting plane (each one oracle pass over the data, as one L-BFGS
                                   iteration is one gradient pass); a fit it stops before the certificate warns
@@ -346,12 +354,13 @@ class SequenceTagger(BaseEstimator):
             if c2 == 0:
                 raise ParameterError(f"c2 must be > 0 when c1 is 0 (no regulariser: C = 1/(2·c2) is infinite); "
                                      f"got c1={self.c1!r}, c2={self.c2!r}")
-            program, C = self.program or "m3n", C_from_crfsuite(c2)
-            if c1 > 0:
-                notes.append(f"c1={self.c1!r} with c2={self.c2!r}: mmprog has no elastic-net program, so P0 (ℓ2) is "
-                             f"fitted with C = 1/(2·c2) = {C:g} and c1 is ignored; give c2=0 for P1 (ℓ1, l1m3n, "
-                             f"C = 1/(2·c1))")
+            program, C = self.program or ("enm3n" if c1 > 0 else "m3n"), C_from_crfsuite(c2)
+            if c1 > 0 and program != "enm3n":
+                notes.append(f"c1={self.c1!r} with c2={self.c2!r} and program={program!r}: c1 is ignored (the "
+                             f"elastic net c1‖w‖₁ + c2‖w‖² is program 'enm3n', the default)")
         route = {"program": program, "C": C}
+        if program == "enm3n" and self.C is None and "lam" not in (self.program_params or {}):
+            route["lam"] = lam_from_crfsuite(c1, c2)
         check_param("route", self.route, self.route in ("auto", "cutting-plane", "bcfw"),
                     '"auto", "cutting-plane" or "bcfw"')
         check_param("slack", self.slack, self.slack in (None, "n", "one"), 'None, "n" or "one"')
@@ -373,7 +382,7 @@ class SequenceTagger(BaseEstimator):
         # (``solver`` is not one: on route bcfw it solves the master on the route's working set, as in mmprog.fit)
         given = {"slack": self.slack, "eps": self.eps, "inout_weight": self.inout_weight,
                  "drop_after": self.drop_after, "stabilise": None if self.stabilise == "auto" else self.stabilise}
-        cutting = self.route == "cutting-plane" or program != "m3n" or \
+        cutting = self.route == "cutting-plane" or program not in ("m3n", "enm3n") or \
             any(v is not None for v in given.values()) or self.stabilise != "auto"
         if cutting and self.route != "bcfw":
             defaults = CUTTING_PLANE_ROUTE if program in ("m3n", "l1m3n") else {}
@@ -474,7 +483,8 @@ class SequenceTagger(BaseEstimator):
             kw.update(stabilise=route["stabilise"], inout_weight=route["inout_weight"])
         with _verbose_log(self.verbose):
             self.result_ = mmprog.fit(ds, program=route["program"], C=route["C"], solver=self.solver,
-                                      time_limit=self.time_limit, **kw, **dict(self.program_params or {}))
+                                      time_limit=self.time_limit, **kw,
+                                      **{k: route[k] for k in ("lam",) if k in route}, **dict(self.program_params or {}))
         self.result_.extractor = self.extractor_
         route["route"] = self.result_.route          # the route that ran ("auto" resolved by mmprog.fit)
         self.route_ = route

@@ -13,6 +13,13 @@ whose Δf and Δℓ are 0, carries the mass of the inequality Σ_y αᵢ(y) ≤ 
 Every feasible α gives D(α) ≤ P* ≤ P(w(α)), so the relative gap (P − D) / max(1, |P|) at w = w(α) is a certificate:
 the returned w is that close to P0's optimum, whichever route got there.
 
+The elastic-net M³N (program ``enm3n``: ½‖w‖² + λ‖w‖₁ + C Σᵢ Hᵢ(w)) has the same dual but for the regulariser's
+conjugate: ½‖w(α)‖² becomes ½‖soft(v(α), λ)‖² with v(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) and soft(v, λ) = sign(v)·max(|v| − λ,
+0), whose gradient w(α) = soft(v(α), λ) is the primal point (Fenchel duality). So the route is the same with the
+oracle and the gradients read at w(α), v(α) kept beside it; soft is 1-Lipschitz, so ‖f(xᵢ, a) − f(xᵢ, s)‖² still
+bounds D's curvature along a pairwise direction and the step below maximises a lower model of D (exactly D for
+λ = 0).
+
 The route (Lacoste-Julien, Jaggi, Schmidt & Pletscher, ICML 2013, block-coordinate Frank–Wolfe; with the
 per-example caches of labelings of Shah, Kolmogorov & Lampert, CVPR 2015, and pairwise steps as in Osokin,
 Alayrac, Lukasewitz, Dokania & Lacoste-Julien, ICML 2016): examples are visited in a random order each pass; a visit
@@ -60,6 +67,9 @@ from ..exceptions import DataError, ParameterError, check_param
 from ..features.chain import ChainFeatureMap
 from ..inference.frank_wolfe import bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
 
+#: The programs the route solves: P0 and, with w = soft(v(α), λ), the elastic-net M³N
+PROGRAMS = ("m3n", "enm3n")
+
 #: The terminations a BCFW fit can end with (``max_iter`` counts passes over the examples).
 TERMINATIONS = ("converged", "max_iter", "time_limit", "interrupted")
 
@@ -95,7 +105,10 @@ class BCFWRun:
         The point whose full objective is the upper bound: w(α) or the passes' exponential average of it,
         whichever had the lower P at the last certificate.
     w_dual : ndarray, shape (dim,)
-        w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) of the working set, recomputed from it at the last certificate.
+        w(α) of the working set, recomputed from it at the last certificate: v(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) for P0,
+        soft(v(α), λ) for the elastic net.
+    v_dual : ndarray, shape (dim,)
+        v(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) (``w_dual`` itself when λ = 0).
     upper_bound, lower_bound : float
         P(w) (the full objective, every example's loss-augmented inference at w) and D(α).
     gap : float
@@ -123,6 +136,8 @@ class BCFWRun:
     timings: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict, repr=False)
     n_cache_passes: int = 0
+    v_dual: np.ndarray = None
+    lam: float = 0.0
 
     def working_set(self, fmap, prepared, tol=0.0):
         """The working set as mmprog cuts with their multipliers: one n-slack cut Δfᵢ(y), Δℓᵢ(y) for every cached
@@ -148,8 +163,8 @@ class BCFWRun:
         master that certifies the same lower bound.
 
         Under the product of the examples' distributions αᵢ/C the 1-slack constraints average to
-        wᵀΔF̄ ≥ Δℓ̄ − ξ with ΔF̄ = w(α)/(nC) and Δℓ̄ = Σᵢ Σ_y αᵢ(y)Δℓᵢ(y)/(nC), a valid cut of P0's 1-slack form;
-        with multiplier nC (its whole budget) it gives back w(α) and D(α). So the 1-slack master on this one cut has
+        wᵀΔF̄ ≥ Δℓ̄ − ξ with ΔF̄ = v(α)/(nC) and Δℓ̄ = Σᵢ Σ_y αᵢ(y)Δℓᵢ(y)/(nC), a valid cut of P0's 1-slack form;
+        with multiplier nC (its whole budget) it gives back v(α), w(α) and D(α). So the 1-slack master on this one cut has
         its optimum in [D(α), P*], like the n-slack master on the labelings (:meth:`working_set`), at the size of
         one row instead of one row per cached labeling (on CoNLL-2000 tens of thousands).
 
@@ -162,8 +177,10 @@ class BCFWRun:
         from ..cuts import Cuts
         n = len(self.state["cnt"])
         scale = n * self.C
-        nz = np.flatnonzero(self.w_dual)
-        dF = sp.csr_matrix((self.w_dual[nz] / scale, nz, [0, len(nz)]), shape=(1, len(self.w_dual)))
+        v = self.w_dual if self.v_dual is None else self.v_dual
+        nz = np.flatnonzero(v)
+        dF = sp.csr_matrix((v[nz] / scale, nz, [0, len(nz)]), shape=(1, len(v)))
+        # D(α) = Σ α Δℓ − ½‖w(α)‖² with w(α) = soft(v(α), λ) (= v(α) for P0)
         lin = self.lower_bound + 0.5 * float(self.w_dual @ self.w_dual)
         return Cuts(np.zeros(1, dtype=np.int64), dF, np.array([lin / scale])), np.array([scale])
 
@@ -329,8 +346,9 @@ CACHE_PASSES = {"fixed": 4, "rate": 16}
 
 def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, cache_size=64, seed=0,
         check_every=20, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
-        full_every=2, cache_passes=None, cache_sampling="gap", cache_rule="fixed"):
-    """Solve P0 by block-coordinate pairwise Frank–Wolfe on its n-slack dual until the duality gap is certified.
+        full_every=2, cache_passes=None, cache_sampling="gap", cache_rule="fixed", lam=0.0):
+    """Solve P0 (or, with ``lam`` > 0, the elastic-net M³N) by block-coordinate pairwise Frank–Wolfe on its n-slack
+    dual until the duality gap is certified.
 
     Parameters
     ----------
@@ -391,6 +409,11 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
         block's gap).
     callback : callable, optional
         Called with every :class:`Check`; returning True stops the fit (termination ``interrupted``).
+    lam : float
+        λ ≥ 0 of the elastic net ½‖w‖² + λ‖w‖₁ + C Σᵢ Hᵢ(w) (program ``enm3n``; 0: P0). Its dual is P0's with
+        ½‖w(α)‖² replaced by the conjugate ½‖soft(v(α), λ)‖², v(α) = Σ α Δf, whose gradient is w = soft(v(α), λ)
+        (Fenchel duality): the same steps, taken at that w, with the step length of the quadratic lower model
+        (soft is 1-Lipschitz), and the same certificate P(w) − D(α).
 
     Returns
     -------
@@ -399,8 +422,10 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     cache_passes = CACHE_PASSES.get(cache_rule, 4) if cache_passes is None else cache_passes
     _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
                 cache_sampling, cache_rule)
+    check_param("lam", lam, np.isfinite(lam) and lam >= 0, "a finite float ≥ 0")
     settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
-                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule)
+                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule,
+                    lam=float(lam))
     fw = FrankWolfe(oracle, int(cache_size), resume, seed, settings)
     return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
@@ -450,11 +475,12 @@ class FrankWolfe:
             _restore(load_state(resume) if isinstance(resume, str) else resume, C, n, self.offsets, self.lab,
                      self.alpha, self.loss, self.cnt, self.gold)
         self.w = np.zeros(fmap.dim)
-        blocks = fmap.weights(self.w)
-        self.W, self.Tr = blocks["state"], blocks["transition"]
-        self.Tri = blocks["trigram"] if fmap.order == 2 else np.zeros((0, 0, 0))
+        # v = ΔFᵀα, of which the elastic net scores w = soft(v, λ); P0 scores v itself (one array)
+        self.lam = settings["lam"]
+        self.v = np.zeros(fmap.dim) if self.lam > 0 else self.w
+        self.model, self.acc = _blocks(fmap, self.w), _blocks(fmap, self.v)
+        self.W, self.Tr, self.Tri = self.model
         self.data = (self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv)
-        self.model = (self.W, self.Tr, self.Tri)
         self.cache = (self.lab, self.alpha, self.loss, self.cnt)
         self.lin = self.rebuild()
         T = int(lengths.max()) if n else 1
@@ -469,9 +495,18 @@ class FrankWolfe:
         self.passes, self.evicted, self.cache_passes = 0, 0, 0
         self.upper = self.lower = self.gap = np.inf
         self.w_best, self.w_dual, self.w_ema = self.w.copy(), self.w.copy(), self.w.copy()
+        self.v_dual = None
 
     def rebuild(self):
-        return rebuild_w(self.data, self.model, self.cache)
+        """v(α) and w(α) = soft(v(α), λ) recomputed from the caches; returns Σ α Δℓ."""
+        lin = rebuild_w(self.data, self.acc, self.cache)
+        if self.lam > 0:
+            np.copyto(self.w, np.sign(self.v) * np.maximum(np.abs(self.v) - self.lam, 0.0))
+        return lin
+
+    def regulariser(self, w):
+        """½‖w‖² + λ‖w‖₁."""
+        return 0.5 * float(w @ w) + (self.lam * float(np.abs(w).sum()) if self.lam > 0 else 0.0)
 
     def certificate(self, estimate):
         """P(w) (an upper bound at any w: at w(α) and at the passes' exponential average, the lower kept with its
@@ -479,19 +514,20 @@ class FrankWolfe:
         t0 = time.perf_counter()
         C, w = self.s["C"], self.w
         self.lin = self.rebuild()
-        sq = float(w @ w)
-        self.lower = self.lin - 0.5 * sq
+        # D(α) = Σ α Δℓ − ½‖soft(v(α), λ)‖² (the conjugate of the regulariser at v(α); ½‖v(α)‖² for P0)
+        self.lower = self.lin - 0.5 * float(w @ w)
         t1 = time.perf_counter()
-        self.upper = 0.5 * sq + C * float(np.maximum(_hinge(self.oracle, w), 0.0).sum())
+        self.upper = self.regulariser(w) + C * float(np.maximum(_hinge(self.oracle, w), 0.0).sum())
         self.w_best, point = w.copy(), 0
         if self.s["average"] and self.passes > 0:
             w_ema = self.w_ema
-            up = 0.5 * float(w_ema @ w_ema) + C * float(np.maximum(_hinge(self.oracle, w_ema), 0.0).sum())
+            up = self.regulariser(w_ema) + C * float(np.maximum(_hinge(self.oracle, w_ema), 0.0).sum())
             if up < self.upper:
                 self.upper, self.w_best, point = up, w_ema.copy(), 1
         self.timings["certificate_oracle"] += time.perf_counter() - t1
         self.gap = (self.upper - self.lower) / max(1.0, abs(self.upper))
         self.w_dual = w.copy()
+        self.v_dual = self.v.copy() if self.lam > 0 else None
         self.timings["certificate"] += time.perf_counter() - t0
         rec = Check(self.passes, time.perf_counter() - self.t_start, self.upper, self.lower, self.gap, estimate,
                     int(np.count_nonzero(self.alpha[:, 1:] > 0)), self.evicted, point, self.cache_passes,
@@ -520,7 +556,8 @@ class FrankWolfe:
         clock = np.zeros(2, np.uint64)
         gain = np.zeros(1)
         c0 = time.thread_time()
-        self.evicted += bcfw_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.hinge,
+        self.evicted += bcfw_pass(order, self.data, self.model, self.acc, self.lam, self.cache, s["C"], s["inner"],
+                                  s["tol"], self.hinge,
                                   self.bgap, self.ogap, self.work, clock, gain)
         # the pass's increase of D(α) per CPU second of this thread (the kernels run in it; other jobs on the
         # machine do not count), which the passes inside the caches after it must beat (cache_rule "rate")
@@ -534,7 +571,7 @@ class FrankWolfe:
             self.w_ema *= 1.0 - s["ema"]
             self.w_ema += s["ema"] * self.w
         self.timings["pass"] += time.perf_counter() - t0
-        self.est_upper = 0.5 * float(self.w @ self.w) + s["C"] * float(np.maximum(self.hinge, 0).sum())
+        self.est_upper = self.regulariser(self.w) + s["C"] * float(np.maximum(self.hinge, 0).sum())
         self.cgap[:] = self.bgap - self.ogap
         return float(self.bgap.sum()) / max(1.0, abs(self.est_upper))
 
@@ -551,7 +588,8 @@ class FrankWolfe:
             order = self.rng.permutation(n).astype(np.int64)
         gain = np.zeros(1)
         c0 = time.thread_time()
-        cache_pass(order, self.data, self.model, self.cache, s["C"], s["inner"], s["tol"], self.cgap, self.work, gain)
+        cache_pass(order, self.data, self.model, self.acc, self.lam, self.cache, s["C"], s["inner"], s["tol"],
+                   self.cgap, self.work, gain)
         self.last_gain = float(gain[0])
         self.cache_rate = self.last_gain / max(time.thread_time() - c0, 1e-9)
         self.cache_passes += 1
@@ -617,7 +655,16 @@ class FrankWolfe:
         self.timings["total"] = time.perf_counter() - self.t_start
         return BCFWRun(w=self.w_best, w_dual=self.w_dual, upper_bound=self.upper, lower_bound=self.lower,
                        gap=self.gap, termination=termination, n_passes=self.passes, C=self.s["C"],
-                       history=self.history, timings=self.timings, state=self.state, n_cache_passes=self.cache_passes)
+                       history=self.history, timings=self.timings, state=self.state, n_cache_passes=self.cache_passes,
+                       v_dual=self.v_dual, lam=self.lam)
+
+
+def _blocks(fmap, flat):
+    """The (state, transition, trigram) views of a flat vector the pass kernels take (trigram (0, 0, 0) for the
+    first order)."""
+    blocks = fmap.weights(flat)
+    return (blocks["state"], blocks["transition"],
+            blocks["trigram"] if fmap.order == 2 else np.zeros((0, 0, 0)))
 
 
 def _restore(saved, C, n, offsets, lab, alpha, loss, cnt, gold):
@@ -651,10 +698,12 @@ def covers(program, fmap, prepared, slack="n"):
     """Whether this route solves ``program`` on ``fmap`` over ``prepared`` (the capability :func:`mmprog.fit`'s
     ``route="auto"`` asks before choosing it): (True, "") or (False, why not, one line).
 
-    Covered: P0 (program ``m3n``) in the n-slack form on what :func:`fit` takes (see the module docstring).
+    Covered: P0 (program ``m3n``) and the elastic-net M³N (``enm3n``, ``fit(lam=...)``) in the n-slack form on what
+    :func:`fit` takes (see the module docstring).
     """
-    if getattr(program, "name", None) != "m3n":
-        return False, f"route 'bcfw' solves P0 (program m3n), not {getattr(program, 'name', program)!r}"
+    if getattr(program, "name", None) not in PROGRAMS:
+        return False, (f"route 'bcfw' solves P0 (program m3n) and the elastic-net M³N (enm3n), not "
+                       f"{getattr(program, 'name', program)!r}")
     if slack not in (None, "n"):
         return False, "route 'bcfw' solves P0's n-slack dual; the 1-slack form is the cutting plane's"
     try:

@@ -50,8 +50,8 @@ class Engine:
 
     @staticmethod
     def bcfw(program, oracle, gap_tol=1e-2, max_iter=500, time_limit=None, warm_start=None):
-        """P0 by block-coordinate Frank–Wolfe on its n-slack dual, stopped by its duality gap
-        (:mod:`mmprog.engine.bcfw`); ``program`` (P0's :class:`~mmprog.programs.m3n.M3N`) states the master the
+        """P0 (or the elastic-net M³N, ``enm3n``: its λ is the program's ``lam``) by block-coordinate Frank–Wolfe on
+        its n-slack dual, stopped by its duality gap (:mod:`mmprog.engine.bcfw`); ``program`` states the master the
         result holds. ``warm_start``: the working set of an earlier run on the same data (``solution.extra
         ["working_set"]`` of its EngineRun, :meth:`~mmprog.engine.bcfw.BCFWRun.state_arrays`), possibly at another
         C: its α is scaled by C / C_saved, which keeps it feasible (every example's mass becomes C). Returns
@@ -70,7 +70,7 @@ class Engine:
 
         log.info("%5s %14s %14s %10s %8s %8s", "iter", "lower", "upper", "gap", "cached", "elapsed")
         run = bcfw.fit(oracle, C=program.C, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                       resume=resume, callback=certificate)
+                       resume=resume, callback=certificate, lam=float(getattr(program, "lam", 0.0)))
         log.info("termination: %s after %d passes, %d cached labelings, lower %.8g, upper %.8g, gap %.3e",
                  run.termination, run.n_passes, int(np.count_nonzero(run.state["alpha"][:, 1:] > 0)),
                  run.lower_bound, run.upper_bound, run.gap)

@@ -18,6 +18,8 @@ The arrays come in four groups (numba tuples):
   gold label of every token and the token Gram matrices (example i's at ``Gv[Gp[i]:Gp[i+1]]``, Tᵢ × Tᵢ);
 * ``model = (W, Tr, Tri)``: views of w's state block (d × K), transition block (K × K) and, for the second-order
   chain, its label-trigram block Tri[y_{t-2}, y_{t-1}, y_t] (K × K × K; shape (0, 0, 0) for the first order);
+* ``acc = (V, TrV, TriV)``: v = ΔFᵀα in the same blocks, of which w = soft(v, λ) for the elastic net ½‖w‖² + λ‖w‖₁
+  (``lam`` > 0); with λ = 0, ``acc`` is ``model`` itself (w = v);
 * ``cache = (lab, alpha, loss, cnt)``: token-stacked labelings ``lab`` (M slots × N tokens; example i's slot m is
   ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i], slot 0 the gold labeling) with their αᵢ(y) and
   Δℓᵢ(y) (n × M);
@@ -77,6 +79,17 @@ def _prefetch_rows(Xp, Xi, W, lo, pos, npos):
             for k in range(0, K, 8):
                 prefetch(W, base + k)
             prefetch(W, base + K - 1)
+
+
+@njit(**_JIT)
+def soft(v, lam):
+    """soft(v, λ) = sign(v)·max(|v| − λ, 0): the elastic-net point w of an accumulated v = ΔFᵀα, ∇ of the
+    conjugate ½‖soft(v, λ)‖² of ½‖w‖² + λ‖w‖₁."""
+    if v > lam:
+        return v - lam
+    if v < -lam:
+        return v + lam
+    return 0.0
 
 
 def work_arrays(T, K, M, order, allowed=None):
@@ -284,7 +297,7 @@ def _oracle(node, model, gold, lo, hi, work):
 
 
 @njit(**_JIT)
-def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work, clock, gain):
+def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, ogap, work, clock, gain):
     """One pass of block-coordinate pairwise Frank–Wolfe over the examples in ``order`` (see the module docstring).
 
     Parameters
@@ -298,7 +311,10 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
         Added to: cycles in the oracle (token scores and loss-augmented Viterbi), cycles in the whole pass.
     gain : ndarray, shape (1,)
         Added to: the increase of the dual D(α) made by the pass's pairwise steps (up to rounding; the moves that
-        empty a full cache are not counted).
+        empty a full cache are not counted; with λ > 0 the increase of its quadratic lower model, a lower bound).
+    acc, lam :
+        The accumulated v = ΔFᵀα in blocks like ``model``, and λ ≥ 0 of the elastic net ½‖w‖² + λ‖w‖₁: the model
+        scored is w = soft(v, λ), kept entry by entry as a step moves v. With λ = 0, ``acc`` is ``model`` (w = v).
 
     Returns
     -------
@@ -367,7 +383,7 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
                 break
         if not found and H > tol:
             if c == M:
-                c = _evict(i, data, model, cache, gsc, work, L)
+                c = _evict(i, data, model, acc, lam, cache, gsc, work, L)
                 evicted += 1
             for t in range(L):
                 lab[c, lo + t] = y[t]
@@ -379,14 +395,14 @@ def bcfw_pass(order, data, model, cache, C, inner, tol, hinge, bgap, ogap, work,
         # the steps keep the token scores only where a cached labeling differs from gold (all that the gradients
         # read)
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
-        gain[0] += _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos)
         _compact(i, lo, L, cache, gsc)
     clock[1] += cycles() - start
     return evicted
 
 
 @njit(**_JIT)
-def _evict(i, data, model, cache, gsc, work, npos):
+def _evict(i, data, model, acc, lam, cache, gsc, work, npos):
     """A full cache: the least-weighted labeling's mass goes to the best cached one (a feasible move), freeing its
     slot; the gradients are recomputed (the move changed the token scores). Returns the new count."""
     gold, offsets = data[4], data[3]
@@ -406,7 +422,7 @@ def _evict(i, data, model, cache, gsc, work, npos):
         best = 0
     dpos, dcnt = work[17], work[18]
     nd = _pair_diff(lab[a_min], lab[best], lo, dpos[a_min], dcnt[a_min], dpos[best], dcnt[best], work[8])
-    _pair_step(i, a_min, best, alpha[i, a_min], data, model, cache, work[0], work[9], npos, work[8], nd)
+    _pair_step(i, a_min, best, alpha[i, a_min], data, model, acc, lam, cache, work, work[9], npos, work[8], nd)
     c = _compact(i, lo, hi - lo, cache, gsc)
     _slot_positions(lab, gold, lo, hi - lo, c, dpos, dcnt, work[19])
     for m in range(c):
@@ -415,7 +431,7 @@ def _evict(i, data, model, cache, gsc, work, npos):
 
 
 @njit(**_JIT)
-def cache_pass(order, data, model, cache, C, inner, tol, cgap, work, gain):
+def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, gain):
     """One pass of pairwise steps inside the caches of the examples in ``order``, without the oracle (Shah,
     Kolmogorov & Lampert, CVPR 2015: passes over the cached planes between oracle calls).
 
@@ -463,12 +479,12 @@ def cache_pass(order, data, model, cache, C, inner, tol, cgap, work, gain):
             dot += alpha[i, m] * gsc[m]
             gmax = max(gmax, gsc[m])
         cgap[i] = C * gmax - dot
-        gain[0] += _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, upos, npos)
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos)
         _compact(i, lo, L, cache, gsc)
 
 
 @njit(**_JIT)
-def _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, pos, npos):
+def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos, npos):
     """Up to ``inner`` exact pairwise steps inside the cache of example i: mass γ moves from the cached labeling a
     of least gradient with α > 0 to the one s of largest gradient, γ = min(αᵢ(a), (g(s) − g(a)) / ‖f(x, a) −
     f(x, s)‖²), the exact maximiser of D along that direction. ``gsc`` holds the gradients on entry and is kept;
@@ -497,9 +513,11 @@ def _inner_steps(i, c, inner, tol, data, model, cache, gsc, work, pos, npos):
         step = alpha[i, a]
         if norm2 > 0.0:
             step = min(step, (gsc[s] - gsc[a]) / norm2)
-        # D rises by γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖² along the pair direction
+        # D rises by γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖² along the pair direction (exactly with λ = 0; with
+        # λ > 0 at least that: soft(·, λ) is monotone and 1-Lipschitz, so D's curvature along it is at most the
+        # norm, and γ maximises that lower model)
         gain += step * (gsc[s] - gsc[a]) - 0.5 * step * step * norm2
-        _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd)
+        _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, diff, nd)
         for m in range(c):
             gsc[m] = _slot_gradient(node, Tr, Tri, lab[m], gold, lo, L, loss[i, m], dpos[m], dcnt[m])
     return gain
@@ -585,11 +603,18 @@ def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff, nd):
 
 
 @njit(**_JIT)
-def _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd):
+def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, diff, nd):
     """Move mass ``step`` from cached labeling a to s, which differ at the positions ``diff[:nd]`` (ascending): α,
-    w (+= step·(f(x, a) − f(x, s)): the state rows of those positions only) and the example's token scores at the positions ``pos[:npos]`` (through its Gram matrix)."""
+    v (+= step·(f(x, a) − f(x, s)): the state rows of those positions only), w = soft(v, λ) where v moved, and the
+    example's token scores ``work[0]`` at the positions ``pos[:npos]`` (λ = 0: through its Gram matrix, w = v
+    moving linearly; λ > 0: rescored from w, which soft(·, λ) moves non-linearly — on 3,000 esp.train sentences
+    with the sklearn-crfsuite tutorial's features this took 5.0 CPU s over 60 cache passes against 5.7 for adding
+    up the moves of the touched rows of w feature by feature)."""
+    node = work[0]
     Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
     W, Tr, Tri = model
+    V, TrV, TriV = acc
+    enet = lam > 0.0
     lab, alpha = cache[0], cache[1]
     if step <= 0.0:
         return
@@ -609,24 +634,38 @@ def _pair_step(i, a, s, step, data, model, cache, node, pos, npos, diff, nd):
         at, st = la[r], ls[r]
         for p in range(Xp[r], Xp[r + 1]):
             v = step * Xd[p]
-            W[Xi[p], at] += v
-            W[Xi[p], st] -= v
+            j = Xi[p]
+            V[j, at] += v
+            V[j, st] -= v
+            if enet:
+                W[j, at] = soft(V[j, at], lam)
+                W[j, st] = soft(V[j, st], lam)
+        if enet:
+            continue
         row = gbase + t * L           # G is symmetric: row t, contiguous
         for z in range(npos):
             u = pos[z]
             gv = step * Gv[row + u]
             node[u, at] += gv
             node[u, st] -= gv
+    if enet:
+        _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node)
     # every pair and trigram, the cancelling ones too: (x + step) − step need not be x in floating point, and the
     # path (hence the working set a master back end is handed) stays the one of the full loop
     order2 = Tri.shape[0] > 0
     for t in range(L - 1):
         r = lo + t
-        Tr[la[r], la[r + 1]] += step
-        Tr[ls[r], ls[r + 1]] -= step
+        TrV[la[r], la[r + 1]] += step
+        TrV[ls[r], ls[r + 1]] -= step
+        if enet:
+            Tr[la[r], la[r + 1]] = soft(TrV[la[r], la[r + 1]], lam)
+            Tr[ls[r], ls[r + 1]] = soft(TrV[ls[r], ls[r + 1]], lam)
         if order2 and t + 2 < L:
-            Tri[la[r], la[r + 1], la[r + 2]] += step
-            Tri[ls[r], ls[r + 1], ls[r + 2]] -= step
+            TriV[la[r], la[r + 1], la[r + 2]] += step
+            TriV[ls[r], ls[r + 1], ls[r + 2]] -= step
+            if enet:
+                Tri[la[r], la[r + 1], la[r + 2]] = soft(TriV[la[r], la[r + 1], la[r + 2]], lam)
+                Tri[ls[r], ls[r + 1], ls[r + 2]] = soft(TriV[ls[r], ls[r + 1], ls[r + 2]], lam)
 
 
 @njit(**_JIT)
