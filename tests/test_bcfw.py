@@ -440,3 +440,86 @@ def test_passes_report_the_exact_increase_of_the_dual(order, lam):
         fw.cache_only("gap")
         check(before)
     assert moved > 0
+
+
+@pytest.mark.parametrize("seed,C,lam,cache", [(3, 0.7, 0.3, 32), (11, 2.0, 1.0, 32), (7, 0.3, 0.1, 4)])
+def test_elastic_net_reaches_the_enumerated_optimum_and_every_check_brackets_it(seed, C, lam, cache):
+    """With λ > 0 the route solves the elastic-net M³N ½‖w‖² + λ‖w‖₁ + C Σᵢ Hᵢ(w): every certificate brackets the
+    optimum of the full enumerated program (highspy, w free with t ≥ |w|), the upper bound is the enumerated full
+    objective at the returned w, and w is the program's (strongly convex), zeros included."""
+    from _enumerated import solve_full as full
+    ds = tiny(seed=seed, irrelevant=2)
+    opt, w_full = full(ds, C, norm="enet", lam=lam)
+    run = bcfw.fit(_oracle(ds), C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_size=cache, lam=lam)
+    assert run.termination == "converged" and run.gap <= 1e-7
+    tol = 1e-7 * max(1.0, abs(opt))
+    for check in run.history:
+        assert check.lower <= opt + tol and check.upper >= opt - tol
+    full_obj = _full_objective(ds, run.w, C) + lam * float(np.abs(run.w).sum())
+    assert full_obj == pytest.approx(run.upper_bound, rel=1e-9, abs=1e-9)
+    scale = max(1.0, np.abs(w_full).max())
+    assert np.allclose(run.w, w_full, atol=1e-3 * scale)
+    zero = np.abs(w_full) <= 1e-6 * scale
+    assert zero.any() and not zero.all()
+    assert np.count_nonzero(run.w[zero]) <= 0.05 * zero.sum()
+    # λ = 0 is P0: the same route without the soft threshold
+    opt0, _ = solve_full(ds, C)
+    assert opt0 < opt - tol
+
+
+def test_elastic_net_second_order_reaches_the_enumerated_optimum():
+    """The second-order chain (label trigrams) with λ > 0: certified at the enumerated elastic-net optimum."""
+    from test_chain_order2 import data
+    from _enumerated import solve_enumerated
+    ds = data(12, n=8, K=3, d=3, max_len=5)
+    C, lam = 0.7, 0.2
+    _, _, (A, dl, ex) = _order2_truth(ds, C, None)
+    opt, w_full = solve_enumerated(A, dl, ex, len(ds), C, "enet", None, lam)
+    fmap = ChainFeatureMap.from_dataset(ds, order=2)
+    run = bcfw.fit(Oracle(fmap, fmap.prepare(ds)), C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_passes=2,
+                   lam=lam)
+    assert run.termination == "converged"
+    tol = 1e-7 * max(1.0, abs(opt))
+    assert run.lower_bound <= opt + tol <= run.upper_bound + 2 * tol
+    h = np.full(len(ds), 0.0)
+    np.maximum.at(h, ex, dl - A @ run.w)
+    assert 0.5 * run.w @ run.w + lam * np.abs(run.w).sum() + C * h.sum() == pytest.approx(run.upper_bound, rel=1e-9)
+    assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+
+
+def test_fit_enm3n_takes_bcfw_and_its_master_of_record_lies_between_the_bounds():
+    """``mmprog.fit(program="enm3n")`` goes the bcfw route by default, certified at the enumerated optimum; the
+    master it holds (the program's own, on the route's working set) is solved by a QP back end to an optimum inside
+    the certified [D(α), P(w)]."""
+    from mmprog.duality import master_of_bcfw
+    ds = tiny(seed=5, irrelevant=1)
+    C, lam = 1.1, 0.4
+    opt, w_full = solve_full(ds, C, norm="enet", lam=lam)
+    res = mmprog.fit(ds, program="enm3n", C=C, lam=lam, gap_tol=1e-6)
+    assert res.route == "bcfw" and res.termination == "converged" and res.gap <= 1e-6
+    tol = 1e-6 * max(1.0, abs(opt))
+    assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
+    assert np.allclose(res.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    _, row = master_of_bcfw(res)
+    assert row.status == "pass", row.statement
+
+
+def test_elastic_net_aggregated_cut_certifies_the_same_lower_bound():
+    """The 1-slack cut folding the working set carries v(α) = ΔFᵀα (not w(α) = soft(v(α), λ)): with its multiplier it
+    gives back D(α) = Σ α Δℓ − ½‖soft(v(α), λ)‖², and the elastic-net 1-slack master on it has its optimum between
+    the certified lower bound and the enumerated optimum."""
+    from mmprog.solvers import get_solver
+    ds = tiny(seed=6, irrelevant=1)
+    C, lam = 1.1, 0.3
+    opt, _ = solve_full(ds, C, norm="enet", lam=lam)
+    orc = _oracle(ds)
+    run = bcfw.fit(orc, C=C, gap_tol=1e-3, max_iter=3000, check_every=1, lam=lam)
+    cut, beta = run.aggregated_cut()
+    v = beta[0] * cut.dF.toarray().ravel()
+    assert np.allclose(np.sign(v) * np.maximum(np.abs(v) - lam, 0.0), run.w_dual, atol=1e-12)
+    assert beta[0] * cut.dl[0] - 0.5 * run.w_dual @ run.w_dual == pytest.approx(run.lower_bound, rel=1e-12)
+    prog, model, a, form = bcfw.master(run, orc.fmap, orc.prepared, get_program("enm3n", C=C, lam=lam), form="one")
+    assert form == "one" and model.dims.n_slacks == 1
+    prog.solve(model, get_solver("highs"))
+    sol = prog.read_solution(model)
+    assert run.lower_bound - 1e-6 <= sol.objective <= opt + 1e-6
