@@ -7,6 +7,8 @@ A program states its master (a Pyomo model) and says which *form* it has — :me
   (``m3n``) and its metric-scaled form (``lapm3n``, ``adapm3n``);
 * ``"lp_rows"`` — an LP whose cut rows are linear in the working set's ΔF, given as one CSR block a round
   (:meth:`Program.native_lp`): P1 (``l1m3n``);
+* ``"qp_rows"`` — a QP with a diagonal Hessian whose cut rows are linear in ΔF, given as one CSR block a round
+  (:meth:`Program.native_qp`): the elastic-net M³N (``enm3n``);
 * ``"qcqp_dual"`` — a QCQP dual solved from the arrays the program states (:meth:`Program.qcqp_dual`):
   MTL's (6) with Ipopt;
 * ``"lp_columns"`` — an LP grown by columns as well as rows, round by round, by the constraint generation over
@@ -124,6 +126,24 @@ class NativeLPRoute:
         state = model.master_state
         if state.native_lp is None:
             state.native_lp = NativeLP(**program.native_lp(model))
+        status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
+        model.solved_with = state.native_label = "highs-native"
+        return status
+
+
+@back_end("qp_rows", "highs")
+class NativeQPRoute:
+    """A QP with a diagonal Hessian and cut rows linear in ΔF (the elastic-net M³N's μ, ν split) with HiGHS: one
+    persistent highspy object takes the Hessian once and each round's rows as one CSR block
+    (:class:`~mmprog.engine.highs_native.NativeLP` with ``hessian``); Pyomo's interface would walk 2·dim quadratic
+    terms and every row's expression on every solve."""
+
+    @staticmethod
+    def solve(program, model, solver, options=None, time_limit=None):
+        from .highs_native import NativeLP
+        state = model.master_state
+        if state.native_lp is None:
+            state.native_lp = NativeLP(**program.native_qp(model))
         status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
         model.solved_with = state.native_label = "highs-native"
         return status

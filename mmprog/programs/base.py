@@ -241,8 +241,8 @@ class Program:
 
     # --- how the master may be handed to a back end (the engine chooses: mmprog.engine.masters) ------------
     def master_form(self, model):
-        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qcqp_dual"``;
-        see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
+        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qp_rows"``,
+        ``"qcqp_dual"``; see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
         return None
 
     def native_ok(self, model, solver):
@@ -265,6 +265,10 @@ class Program:
         :class:`mmprog.engine.highs_native.NativeLP` (``cost``, ``lower``, ``upper``, ``variables``,
         ``row_block``)."""
         raise NotImplementedError(f"program {self.name!r} has no native LP form")
+
+    def native_qp(self, model):
+        """Form ``"qp_rows"``: as :meth:`native_lp`, plus ``hessian``, the diagonal of the objective's Hessian."""
+        raise NotImplementedError(f"program {self.name!r} has no native QP form")
 
     def qcqp_dual(self, model):
         """Form ``"qcqp_dual"``: the dual QCQP on the active cuts as arrays (``Q``, ``q``, ``slack_idx``,
