@@ -88,8 +88,9 @@ class ENM3N(Program):
     equations = "P0 + λ‖w‖₁ (elastic net)"
     params_doc = {"lam": "λ ≥ 0, finite: the weight of ‖w‖₁ (0 gives P0)"}
 
-    def __init__(self, C=1.0, lam=0.1):
-        super().__init__(C)
+    def __init__(self, C=1.0, lam=0.1, **unknown):
+        # unknown names get the base class's one-line error listing the accepted ones (not Python's TypeError)
+        super().__init__(C, **unknown)
         check_param("lam", lam, isinstance(lam, (int, float, np.integer, np.floating)) and not isinstance(lam, bool)
                     and bool(np.isfinite(lam)) and lam >= 0, "a finite float ≥ 0 (the ℓ1 weight λ of enm3n)")
         self.lam = float(lam)
