@@ -137,6 +137,35 @@ def test_native_highs_route_equals_pyomo_route(ds, lam_bar):
     np.testing.assert_allclose(pyomo_route.alpha, native.alpha, atol=1e-5)
 
 
+def test_native_ipopt_route_equals_pyomo_ipopt_route_and_highs(ds, lam_bar):
+    """Ipopt from the arrays (form "qp_rows") and Ipopt through the Pyomo model reach HiGHS's optimum with the same
+    multipliers (interior point: to 1e-6, not to the last digit)."""
+    if not get_solver("ipopt").availability():
+        pytest.skip(get_solver("ipopt").availability().reason)
+    lam = 0.05 * lam_bar
+    ref = fit(ds, lam, solver="highs")
+    res = fit(ds, lam, solver="ipopt")
+    prog = get_program("enm3n", **res.params)
+    assert res.model.solved_with == "ipopt-native"
+    native = prog.read_solution(res.model)
+    res.model.native = False
+    res.solve_master(prog, res.model, get_solver("ipopt"))
+    assert res.model.solved_with == "ipopt"
+    pyomo_route = prog.read_solution(res.model)
+    assert pyomo_route.objective == pytest.approx(native.objective, rel=1e-6)
+    np.testing.assert_allclose(pyomo_route.w, native.w, atol=1e-5)
+    np.testing.assert_allclose(pyomo_route.alpha, native.alpha, atol=1e-4)
+    assert native.dual_objective == pytest.approx(native.objective, rel=1e-6)
+    assert res.upper_bound == pytest.approx(ref.upper_bound, rel=1e-6)
+
+
+def test_preferred_solver_by_size():
+    """HiGHS (exact zeros) up to AUTO_IPOPT_DIM features, Ipopt above (HiGHS's active set stalls there)."""
+    prog = get_program("enm3n")
+    assert prog.preferred_solver(enm3n.AUTO_IPOPT_DIM) is None
+    assert prog.preferred_solver(enm3n.AUTO_IPOPT_DIM + 1) == "ipopt"
+
+
 def test_master_is_written_on_demand_and_states_the_program(ds, lam_bar):
     """build + add_cuts write no quadratic term and no row; materialise writes them, and the Pyomo objective then
     equals ½‖w‖² + λ‖w‖₁ + C Σξ at the solution."""

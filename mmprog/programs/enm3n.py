@@ -53,6 +53,10 @@ from ..solvers import values_of
 from ..cuts import WorkingSet
 
 
+#: above this many joint features the master goes to Ipopt (:meth:`ENM3N.preferred_solver`)
+AUTO_IPOPT_DIM = 1000
+
+
 def soft(v, lam):
     """The soft-thresholding operator soft(v, λ)ₖ = sign(vₖ)·max(|vₖ| − λ, 0), the gradient of the conjugate of
     λ‖·‖₁ + ½‖·‖² (Zou & Hastie 2005).
@@ -97,6 +101,15 @@ class ENM3N(Program):
 
     def params(self):
         return {"C": self.C, "lam": self.lam}
+
+    def preferred_solver(self, dim):
+        """``ipopt`` above :data:`AUTO_IPOPT_DIM` joint features, else None (HiGHS, the registry's default for QPs).
+
+        HiGHS's active-set QP adds the free variables one by one and works on their dense reduced Hessian: a one-cut
+        master with 1,000 non-zero weights took it 2.3 s, with 4,000 more than 120 s; Ipopt's interior point (from
+        the arrays, :class:`mmprog.engine.masters.NativeQPIpoptRoute`) took 2.8 s for 4,000 and 8.8 s for 20,000 on
+        the same kind of cut. HiGHS's zeros are exact (bounds of the active set); Ipopt's are ~1e-9."""
+        return "ipopt" if dim > AUTO_IPOPT_DIM else None
 
     def regulariser(self, w):
         w = np.asarray(w, dtype=np.float64)
