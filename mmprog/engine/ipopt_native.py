@@ -107,15 +107,22 @@ def solve_qcqp_ipopt(Q, q, slack_idx, n_budgets, budget, beta0=None, options=Non
     beta0 = np.clip(beta0, 1e-9, None)
     t0 = 0.5 * float(np.max(np.einsum("jrs,r,s->j", Qs, beta0, beta0))) + 1e-6 if m else 0.0
     x0 = np.concatenate([beta0, [t0]])
+    x, info, out = run_problem(prob, x0)
+    mu = np.asarray(info["mult_g"][:m], dtype=np.float64)
+    return np.maximum(x[:-1], 0.0) * budget, float(x[-1]) * budget, mu, out
+
+
+def run_problem(prob, x0):
+    """Solve a cyipopt Problem from ``x0`` and close it; returns (x, cyipopt's info, {``status`` (Ipopt code),
+    ``message``, ``solver_time``, ``objective``})."""
     tic = time.perf_counter()
     x, info = prob.solve(x0)
     elapsed = time.perf_counter() - tic
     prob.close()
     msg = info["status_msg"]
     msg = msg.decode() if isinstance(msg, bytes) else str(msg)
-    mu = np.asarray(info["mult_g"][:m], dtype=np.float64)
-    return (np.maximum(x[:-1], 0.0) * budget, float(x[-1]) * budget, mu,
-            {"status": int(info["status"]), "message": msg, "solver_time": elapsed})
+    return x, info, {"status": int(info["status"]), "message": msg, "solver_time": elapsed,
+                     "objective": float(info["obj_val"])}
 
 
 def with_wall_time(options, time_limit):
@@ -202,11 +209,5 @@ def solve_diagonal_qp_ipopt(h, c, lower, upper, A, b, x0=None, options=None):
         prob.add_option(k, v)
     x0 = np.zeros(n) if x0 is None or len(x0) != n else np.asarray(x0, dtype=float)
     x0 = np.clip(x0, np.where(np.isfinite(lower), lower + 1e-8, -inf), np.where(np.isfinite(upper), upper, inf))
-    tic = time.perf_counter()
-    x, info = prob.solve(x0)
-    elapsed = time.perf_counter() - tic
-    prob.close()
-    msg = info["status_msg"]
-    msg = msg.decode() if isinstance(msg, bytes) else str(msg)
-    return (np.asarray(x, dtype=float), -np.asarray(info["mult_g"], dtype=float),
-            {"status": int(info["status"]), "message": msg, "solver_time": elapsed, "objective": float(info["obj_val"])})
+    x, info, out = run_problem(prob, x0)
+    return np.asarray(x, dtype=float), -np.asarray(info["mult_g"], dtype=float), out

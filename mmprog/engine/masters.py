@@ -124,13 +124,21 @@ class NativeLPRoute:
 
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
-        from .highs_native import NativeLP
-        state = model.master_state
-        if state.native_lp is None:
-            state.native_lp = NativeLP(**program.native_lp(model))
-        status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
-        model.solved_with = state.native_label = "highs-native"
-        return status
+        return solve_native_rows(model, program.native_lp, time_limit)
+
+
+def solve_native_rows(model, arrays, time_limit):
+    """Forms ``"lp_rows"``/``"qp_rows"`` with HiGHS: the master's persistent highspy object
+    (:class:`~mmprog.engine.highs_native.NativeLP`, made from ``arrays(model)`` on first use) takes the rows added
+    since the last solve and is re-solved; the values are loaded into the Pyomo variables, the cut multipliers kept
+    in ``master_state.alpha_native``. Returns the SolveStatus."""
+    from .highs_native import NativeLP
+    state = model.master_state
+    if state.native_lp is None:
+        state.native_lp = NativeLP(**arrays(model))
+    status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
+    model.solved_with = state.native_label = "highs-native"
+    return status
 
 
 @back_end("qp_rows", "highs")
@@ -142,13 +150,7 @@ class NativeQPRoute:
 
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
-        from .highs_native import NativeLP
-        state = model.master_state
-        if state.native_lp is None:
-            state.native_lp = NativeLP(**program.native_qp(model))
-        status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
-        model.solved_with = state.native_label = "highs-native"
-        return status
+        return solve_native_rows(model, program.native_qp, time_limit)
 
 
 @back_end("qp_rows", "ipopt")

@@ -147,16 +147,6 @@ class ENM3N(Program):
         CSR blocks from the working set)."""
         return model.ws.add(cuts)
 
-    def _row_block(self, model):
-        n_slacks = model.dims.n_slacks
-
-        def rows(dF, example):
-            # (μ − ν)ᵀΔF_r + ξ_{e(r)}: columns μ (dim), ν (dim), ξ (n_slacks)
-            S = sp.csr_matrix((np.ones(len(example)), (np.arange(len(example)), example)),
-                              shape=(len(example), n_slacks))
-            return sp.hstack([dF, -dF, S], format="csr")
-        return rows
-
     def materialise(self, model):
         """Write what the Pyomo model holds lazily: the objective's ½Σ(μ² + ν²) and Σ(μ + ν) (once) and the rows
         (μ − ν)ᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r of the cuts added since the last call. Returns the new rows."""
@@ -165,26 +155,7 @@ class ENM3N(Program):
             m.quadratic.expr = 0.5 * pyo.quicksum([v * v for v in m.mu_list] + [v * v for v in m.nu_list])
             m.l1.expr = LinearExpression(constant=0.0, linear_coefs=[1.0] * (2 * len(m.mu_list)),
                                          linear_vars=m.mu_list + m.nu_list)
-        ws = m.ws
-        done = len(ws.components)
-        if done >= ws.size:
-            return []
-        new = np.arange(done, ws.size)
-        dF, ex, dl = ws.dF()[new], ws.example_array()[new], ws.dl_array()[new]
-        added = []
-        for r in range(len(new)):
-            lo, hi = dF.indptr[r], dF.indptr[r + 1]
-            ks, cs = dF.indices[lo:hi], list(dF.data[lo:hi])
-            body = LinearExpression(
-                constant=0.0, linear_coefs=cs + [-c for c in cs] + [1.0],
-                linear_vars=[m.mu_list[k] for k in ks] + [m.nu_list[k] for k in ks] + [m.xi[int(ex[r])]])
-            con = m.cuts.add(body >= float(dl[r]))
-            if not ws.active[new[r]]:
-                con.deactivate()
-            added.append(con)
-        ws.components.extend(added)
-        m.master_state.unsynced += [c for c in added if c.active]
-        return added
+        return self.write_split_rows(m)
 
     def master_form(self, model):
         """``"qp_rows"``: a QP with a diagonal Hessian whose cut rows (μ − ν)ᵀΔF_r + ξ ≥ Δℓ_r are linear in ΔF, so
@@ -200,24 +171,15 @@ class ENM3N(Program):
         return dict(cost=np.r_[np.full(2 * d, self.lam), np.full(s_, self.C * model.slack_scale)],
                     lower=np.zeros(2 * d + s_), upper=np.full(2 * d + s_, np.inf),
                     variables=model.mu_list + model.nu_list + [model.xi[i] for i in range(s_)],
-                    row_block=self._row_block(model), hessian=np.r_[np.ones(2 * d), np.zeros(s_)])
+                    row_block=self.split_row_block(model), hessian=np.r_[np.ones(2 * d), np.zeros(s_)])
 
     def drop_cuts(self, model, positions):
-        comps = model.ws.components
-        self.deactivate_rows(model, [comps[p] for p in positions if p < len(comps)])
-        for pos in positions:
-            model.ws.active[pos] = False
+        self.drop_written_rows(model, positions)
 
     # ------------------------------------------------------------------------------------------
     def read_solution(self, model):
         ws = model.ws
-        w = values_of(model.mu_list) - values_of(model.nu_list)
-        xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
-        native = model.master_state.alpha_native
-        if native is not None and model.master_state.native_solution(model):
-            alpha = np.maximum(native, 0.0)
-        else:
-            alpha = ws.duals(model)
+        w, xi, alpha = self.split_solution(model)
         primal = self.regulariser(w) + self.C * model.slack_scale * float(xi.sum())
         if ws.size:
             v = soft(ws.tdot(np.asarray(alpha, dtype=np.float64)), self.lam)
