@@ -121,6 +121,8 @@ class ENM3N(Program):
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
         m.master_state = MasterState()
+        # the kind of master, as m3n's models say it (the engine's routes and the statements read it)
+        m.master = "primal"
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.lam = pyo.Param(initialize=self.lam, mutable=True)
