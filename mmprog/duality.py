@@ -22,7 +22,8 @@ generic statements (cross-solver agreement on the same working set) are added fo
 
 Programs covered
 ----------------
-``m3n`` (P0 and Theorem 3), ``l1m3n`` (P1's LP dual; P1′ by sub-gradient gets its ball constraint only), ``p4``
+``m3n`` (P0 and Theorem 3), ``l1m3n`` (P1's LP dual; P1′ by sub-gradient gets its ball constraint only), ``enm3n``
+(the elastic net's Fenchel dual, stationarity w = soft(ΔFᵀα, λ), P0's optimum bracketing it), ``p4``
 (its dual, P4 ⇔ P1, Theorem 2), ``lapm3n`` and ``adapm3n`` (the diagonal-metric dual of their last QP, Theorem 3
 through Algorithm 1, the EM fixed point, Theorem 2), ``pomen`` (Step 1 as P0, EM descent, (11)–(12), the β-dual of
 one example against enumeration and its gradient), ``mtl`` ((5)/(6) through the program's own ``dual_model``,

@@ -87,7 +87,7 @@ def highs_qp(cost, lower, upper, rows, hess_diag=None):
     return h.getInfo().objective_function_value, np.array(h.getSolution().col_value)
 
 
-def solve_enumerated(A, dl, ex, n, C, norm="l2", metric=None):
+def solve_enumerated(A, dl, ex, n, C, norm="l2", metric=None, lam=0.0):
     """min Ω(w) + C Σᵢ ξᵢ s.t. A_r w + ξ_{ex_r} ≥ dl_r for every row r, ξ ≥ 0, by highspy directly.
 
     Parameters
@@ -100,11 +100,15 @@ def solve_enumerated(A, dl, ex, n, C, norm="l2", metric=None):
         Number of slacks.
     C : float
         Slack weight.
-    norm : {"l2", "l1"}
+    norm : {"l2", "l1", "enet"}
         ``"l2"``: Ω = ½ wᵀD⁻¹w (P0 with D = 1, the Laplace QP (6) with D = σ, the adaptive QP (5) with
-        D = β²/(2λ)); wₖ = 0 where Dₖ = 0. ``"l1"``: Ω = ½‖w‖₁ (P1, w = μ − ν).
+        D = β²/(2λ)); wₖ = 0 where Dₖ = 0. ``"l1"``: Ω = ½‖w‖₁ (P1, w = μ − ν). ``"enet"``: Ω = ½‖w‖² + λ‖w‖₁
+        (the elastic-net M³N), written with w free and tₖ ≥ |wₖ| (rows tₖ − wₖ ≥ 0, tₖ + wₖ ≥ 0), not with
+        mmprog's μ, ν split.
     metric : ndarray, shape (dim,), optional
         The diagonal metric D of ``"l2"`` (default all ones).
+    lam : float
+        λ of ``"enet"``.
 
     Returns
     -------
@@ -119,6 +123,14 @@ def solve_enumerated(A, dl, ex, n, C, norm="l2", metric=None):
         lower = np.r_[np.where(Dm > 0, -INF, 0.0), np.zeros(n)]
         upper = np.r_[np.where(Dm > 0, INF, 0.0), INF * np.ones(n)]
         hess = np.r_[np.where(Dm > 0, 1.0 / np.where(Dm > 0, Dm, 1.0), 0.0), np.zeros(n)]
+    elif norm == "enet":
+        assert metric is None
+        # columns w (free), t ≥ 0, ξ ≥ 0; Hessian 1 on w, cost λ on t
+        nv, k0 = 2 * dim + n, dim
+        cost = np.r_[np.zeros(dim), lam * np.ones(dim), C * np.ones(n)]
+        lower = np.r_[-INF * np.ones(dim), np.zeros(dim + n)]
+        upper = INF * np.ones(nv)
+        hess = np.r_[np.ones(dim), np.zeros(dim + n)]
     else:
         assert norm == "l1" and metric is None
         nv, k0 = 2 * dim + n, dim
@@ -132,11 +144,17 @@ def solve_enumerated(A, dl, ex, n, C, norm="l2", metric=None):
             a[dim:2 * dim] = -A[r]
         a[k0 + dim + ex[r]] = 1.0
         rows.append((a, dl[r], INF))
+    if norm == "enet":
+        for k in range(dim):
+            for sign in (-1.0, 1.0):            # t_k − w_k ≥ 0 and t_k + w_k ≥ 0
+                a = np.zeros(nv)
+                a[k], a[dim + k] = sign, 1.0
+                rows.append((a, 0.0, INF))
     opt, x = highs_qp(cost, lower, upper, rows, hess)
-    return opt, (x[:dim] if norm == "l2" else x[:dim] - x[dim:2 * dim])
+    return opt, (x[:dim] if norm in ("l2", "enet") else x[:dim] - x[dim:2 * dim])
 
 
-def solve_full(ds, C, norm="l2", metric=None):
+def solve_full(ds, C, norm="l2", metric=None, lam=0.0):
     """:func:`solve_enumerated` over :func:`all_constraints` of a K-label data set; returns (optimum, w)."""
     A, dl, ex = all_constraints(ds)
-    return solve_enumerated(A, dl, ex, len(ds), C, norm, metric)
+    return solve_enumerated(A, dl, ex, len(ds), C, norm, metric, lam)

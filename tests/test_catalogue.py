@@ -93,7 +93,7 @@ def card_number(card, label):
     return [float(v.rstrip(".")) for v in re.findall(label + r" ([-\d.e+]+)", text)]
 
 
-LP_QP_CARDS = ("m3n", "l1m3n", "pomen", "p4", "lapm3n", "adapm3n", "linf")  # exports highspy reads and solves
+LP_QP_CARDS = ("m3n", "l1m3n", "enm3n", "pomen", "p4", "lapm3n", "adapm3n", "linf")  # exports highspy reads and solves
 
 
 @pytest.mark.parametrize("stem,card", [(s, f"{s}.md") for s in LP_QP_CARDS])

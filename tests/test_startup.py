@@ -123,4 +123,4 @@ def test_a_fit_of_p0_imports_no_other_program_and_the_registry_keeps_its_order()
               "print(json.dumps([loaded, registered()]))")
     assert got[0] == ["mmprog.programs.base", "mmprog.programs.m3n", "mmprog.programs.statements"], got[0]
     modules, listed = fresh
-    assert got[1] == listed == modules and modules[:2] == ["l1m3n", "m3n"] and len(modules) == 9, (got[1], fresh)
+    assert got[1] == listed == modules and modules[:2] == ["l1m3n", "m3n"] and len(modules) == 10, (got[1], fresh)

@@ -22,7 +22,8 @@ from ..solvers.highs import run_highs
 
 
 class NativeLP:
-    """min costᵀx s.t. rows(ws) ≥ Δℓ, bounds on x — the columns and rows given by the program.
+    """min ½xᵀdiag(hessian)x + costᵀx s.t. rows(ws) ≥ Δℓ, bounds on x — the columns and rows given by the program
+    (an LP without ``hessian``).
 
     Parameters
     ----------
@@ -30,9 +31,12 @@ class NativeLP:
     variables : list of Pyomo variables, one per column (values are loaded back into them)
     row_block : callable(cuts_dF CSR, example (m,)) -> CSR (m, n_cols)
         The program's map from cut data to LP rows.
+    hessian : ndarray, shape (n_cols,), optional
+        The diagonal of a positive semi-definite Hessian (form ``"qp_rows"``: the elastic-net M³N's μ, ν); HiGHS then
+        solves the QP by its active-set method.
     """
 
-    def __init__(self, cost, lower, upper, variables, row_block):
+    def __init__(self, cost, lower, upper, variables, row_block, hessian=None):
         import highspy
         self.highspy = highspy
         self.h = highspy.Highs()
@@ -40,6 +44,17 @@ class NativeLP:
         n = len(cost)
         self.h.addVars(n, np.asarray(lower, float), np.asarray(upper, float))
         self.h.changeColsCost(n, np.arange(n, dtype=np.int32), np.asarray(cost, float))
+        if hessian is not None:
+            # HiGHS's triangular CSC Hessian with the diagonal's non-zeros only (a column per variable)
+            d = np.asarray(hessian, dtype=float)
+            nz = np.flatnonzero(d)
+            hess = highspy.HighsHessian()
+            hess.dim_ = n
+            hess.format_ = highspy.HessianFormat.kTriangular
+            hess.start_ = np.searchsorted(nz, np.arange(n + 1)).astype(np.int32)
+            hess.index_ = nz.astype(np.int32)
+            hess.value_ = d[nz]
+            self.h.passHessian(hess)
         self.variables = variables
         self.row_block = row_block
         self.n_rows = 0                            # working-set positions handed to HiGHS so far

@@ -7,6 +7,8 @@ A program states its master (a Pyomo model) and says which *form* it has — :me
   (``m3n``) and its metric-scaled form (``lapm3n``, ``adapm3n``);
 * ``"lp_rows"`` — an LP whose cut rows are linear in the working set's ΔF, given as one CSR block a round
   (:meth:`Program.native_lp`): P1 (``l1m3n``);
+* ``"qp_rows"`` — a QP with a diagonal Hessian whose cut rows are linear in ΔF, given as one CSR block a round
+  (:meth:`Program.native_qp`): the elastic-net M³N (``enm3n``);
 * ``"qcqp_dual"`` — a QCQP dual solved from the arrays the program states (:meth:`Program.qcqp_dual`):
   MTL's (6) with Ipopt;
 * ``"lp_columns"`` — an LP grown by columns as well as rows, round by round, by the constraint generation over
@@ -28,6 +30,8 @@ grown and solved through an object of :func:`choose_growth`'s class instead (``a
 or cold, ``certify``: read the multipliers), since its rounds add columns, not only rows.
 """
 from __future__ import annotations
+
+import numpy as np
 
 #: (form, solver name) -> back end class
 BACK_ENDS: dict[tuple[str, str], type] = {}
@@ -120,12 +124,65 @@ class NativeLPRoute:
 
     @staticmethod
     def solve(program, model, solver, options=None, time_limit=None):
-        from .highs_native import NativeLP
+        return solve_native_rows(model, program.native_lp, time_limit)
+
+
+def solve_native_rows(model, arrays, time_limit):
+    """Forms ``"lp_rows"``/``"qp_rows"`` with HiGHS: the master's persistent highspy object
+    (:class:`~mmprog.engine.highs_native.NativeLP`, made from ``arrays(model)`` on first use) takes the rows added
+    since the last solve and is re-solved; the values are loaded into the Pyomo variables, the cut multipliers kept
+    in ``master_state.alpha_native``. Returns the SolveStatus."""
+    from .highs_native import NativeLP
+    state = model.master_state
+    if state.native_lp is None:
+        state.native_lp = NativeLP(**arrays(model))
+    status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
+    model.solved_with = state.native_label = "highs-native"
+    return status
+
+
+@back_end("qp_rows", "highs")
+class NativeQPRoute:
+    """A QP with a diagonal Hessian and cut rows linear in ΔF (the elastic-net M³N's μ, ν split) with HiGHS: one
+    persistent highspy object takes the Hessian once and each round's rows as one CSR block
+    (:class:`~mmprog.engine.highs_native.NativeLP` with ``hessian``); Pyomo's interface would walk 2·dim quadratic
+    terms and every row's expression on every solve."""
+
+    @staticmethod
+    def solve(program, model, solver, options=None, time_limit=None):
+        return solve_native_rows(model, program.native_qp, time_limit)
+
+
+@back_end("qp_rows", "ipopt")
+class NativeQPIpoptRoute:
+    """A QP with a diagonal Hessian and cut rows linear in ΔF with Ipopt (cyipopt) from the arrays
+    (:func:`~mmprog.engine.ipopt_native.solve_diagonal_qp_ipopt`): the interior point's cost grows with the rows'
+    non-zeros, where HiGHS's active-set QP grows with the free variables (a one-cut elastic-net master with 4,000
+    non-zero weights ran past 120 s in HiGHS); started from the values the variables hold."""
+
+    @staticmethod
+    def solve(program, model, solver, options=None, time_limit=None):
+        from .ipopt_native import solve_diagonal_qp_ipopt, with_wall_time
+        from ..solvers import values_of
+        from ..solvers.base import SolveStatus, finish_solve
+        from ..solvers.ipopt import IPOPT_STATUS
+        qp = program.native_qp(model)
+        ws = model.ws
+        act = np.flatnonzero(ws.active_mask()) if ws.size else np.zeros(0, dtype=np.int64)
+        A = qp["row_block"](ws.dF()[act], ws.example_array()[act])
+        x, alpha, info = solve_diagonal_qp_ipopt(qp["hessian"], qp["cost"], qp["lower"], qp["upper"], A,
+                                                 ws.dl_array()[act], x0=values_of(qp["variables"]),
+                                                 options=with_wall_time(options, time_limit))
+        name, termination = IPOPT_STATUS.get(info["status"], (f"status {info['status']}", "other"))
+        status = SolveStatus(termination, "optimal" if termination == "optimal" else "feasible",
+                             f"Ipopt {name}: {info['message']}", info["solver_time"], info["objective"])
+        finish_solve("ipopt", status, True)
+        for v, val in zip(qp["variables"], x):
+            v.set_value(float(val), skip_validation=True)
         state = model.master_state
-        if state.native_lp is None:
-            state.native_lp = NativeLP(**program.native_lp(model))
-        status, state.alpha_native = state.native_lp.solve(model.ws, time_limit=time_limit)
-        model.solved_with = state.native_label = "highs-native"
+        state.alpha_native = np.zeros(ws.size)
+        state.alpha_native[act] = alpha
+        model.solved_with = state.native_label = "ipopt-native"
         return status
 
 

@@ -11,7 +11,7 @@ from .base import Dims, MasterState, Program, Solution, get_program, register, r
 
 #: The program modules (l1m3n and m3n first, then by name), the order :func:`registered` lists their programs in; each
 #: registers the program of its own name. They are imported when a program is asked for (:func:`get_program` imports
-#: the one named, :func:`registered` all of them), not with this package: a fit of P0 skips the other eight (~50-60 ms
+#: the one named, :func:`registered` all of them), not with this package: a fit of P0 skips the other nine (~50-60 ms
 #: of a start-up, issue 37 item 4).
 MODULES = tuple(m.name for m in sorted(pkgutil.iter_modules(__path__),
                                        key=lambda m: (m.name not in ("m3n", "l1m3n"), m.name))

@@ -241,8 +241,8 @@ class Program:
 
     # --- how the master may be handed to a back end (the engine chooses: mmprog.engine.masters) ------------
     def master_form(self, model):
-        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qcqp_dual"``;
-        see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
+        """The form of ``model`` a native back end may take (``"gram_dual"``, ``"lp_rows"``, ``"qp_rows"``,
+        ``"qcqp_dual"``; see :mod:`mmprog.engine.masters`), or None: the Pyomo model through :meth:`solve`."""
         return None
 
     def native_ok(self, model, solver):
@@ -265,6 +265,10 @@ class Program:
         :class:`mmprog.engine.highs_native.NativeLP` (``cost``, ``lower``, ``upper``, ``variables``,
         ``row_block``)."""
         raise NotImplementedError(f"program {self.name!r} has no native LP form")
+
+    def native_qp(self, model):
+        """Form ``"qp_rows"``: as :meth:`native_lp`, plus ``hessian``, the diagonal of the objective's Hessian."""
+        raise NotImplementedError(f"program {self.name!r} has no native QP form")
 
     def qcqp_dual(self, model):
         """Form ``"qcqp_dual"``: the dual QCQP on the active cuts as arrays (``Q``, ``q``, ``slack_idx``,
@@ -362,6 +366,70 @@ class Program:
             added.append(model.cuts.add(row >= float(cuts.dl[r])))
         model.ws.components.extend(added)
         return added
+
+    @staticmethod
+    def split_row_block(model):
+        """The row map of the masters with w = μ − ν whose rows a native back end takes as CSR blocks (``l1m3n``'s
+        form ``"lp_rows"``, ``enm3n``'s ``"qp_rows"``): (ΔF CSR (m, dim), example (m,)) → the rows
+        (μ − ν)ᵀΔF_r + ξ_{e(r)} over the columns μ (dim), ν (dim), ξ (n_slacks)."""
+        import scipy.sparse as sp
+        n_slacks = model.dims.n_slacks
+
+        def rows(dF, example):
+            S = sp.csr_matrix((np.ones(len(example)), (np.arange(len(example)), example)),
+                              shape=(len(example), n_slacks))
+            return sp.hstack([dF, -dF, S], format="csr")
+        return rows
+
+    @staticmethod
+    def write_split_rows(model):
+        """Write the Pyomo rows (μ − ν)ᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r of the cuts recorded since the last call into
+        ``model.cuts`` (``model.mu_list``, ``model.nu_list``, ``model.xi``), appended to the working set's components
+        (a cut dropped meanwhile gets its row deactivated). Returns the new rows."""
+        from pyomo.core.expr.numeric_expr import LinearExpression
+        ws = model.ws
+        done = len(ws.components)
+        if done >= ws.size:
+            return []
+        new = np.arange(done, ws.size)
+        dF, ex, dl = ws.dF()[new], ws.example_array()[new], ws.dl_array()[new]
+        added = []
+        for r in range(len(new)):
+            lo, hi = dF.indptr[r], dF.indptr[r + 1]
+            ks, cs = dF.indices[lo:hi], list(dF.data[lo:hi])
+            body = LinearExpression(
+                constant=0.0, linear_coefs=cs + [-c for c in cs] + [1.0],
+                linear_vars=[model.mu_list[k] for k in ks] + [model.nu_list[k] for k in ks]
+                + [model.xi[int(ex[r])]])
+            con = model.cuts.add(body >= float(dl[r]))
+            if not ws.active[new[r]]:
+                con.deactivate()
+            added.append(con)
+        ws.components.extend(added)
+        model.master_state.unsynced += [c for c in added if c.active]
+        return added
+
+    def drop_written_rows(self, model, positions):
+        """``drop_cuts`` of a master whose rows are written on demand: the rows written so far are deactivated,
+        the others are written inactive (:meth:`write_split_rows`)."""
+        comps = model.ws.components
+        self.deactivate_rows(model, [comps[p] for p in positions if p < len(comps)])
+        for pos in positions:
+            model.ws.active[pos] = False
+
+    @staticmethod
+    def split_solution(model):
+        """(w = μ − ν, ξ, α) of a solved master with w = μ − ν: α from the native back end that solved it (its own
+        multipliers, clipped at 0), else the solver's duals of the Pyomo rows."""
+        from ..solvers import values_of
+        w = values_of(model.mu_list) - values_of(model.nu_list)
+        xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
+        native = model.master_state.alpha_native
+        if native is not None and model.master_state.native_solution(model):
+            alpha = np.maximum(native, 0.0)
+        else:
+            alpha = model.ws.duals(model)
+        return w, xi, alpha
 
     def drop_alpha_or_rows(self, model, positions):
         """``drop_cuts`` of a master that is a dual (α_r fixed at 0) or a primal (row deactivated) by

@@ -144,16 +144,6 @@ class L1M3N(Program):
         """Record the cuts; their Pyomo rows are written by :meth:`materialise` (see mmprog/engine/highs_native.py)."""
         return model.ws.add(cuts)
 
-    def _row_block(self, model):
-        n_slacks = model.dims.n_slacks
-
-        def rows(dF, example):
-            # (μ − ν)ᵀΔF_r + ξ_{e(r)}: columns μ (dim), ν (dim), ξ (n_slacks)
-            S = sp.csr_matrix((np.ones(len(example)), (np.arange(len(example)), example)),
-                              shape=(len(example), n_slacks))
-            return sp.hstack([dF, -dF, S], format="csr")
-        return rows
-
     def materialise(self, model):
         """Write the Pyomo rows of the cuts added since the last call: (μ − ν)ᵀΔF_r + ξ_{e(r)} ≥ Δℓ_r (the factored
         LP's rows all at once, the first time)."""
@@ -171,28 +161,7 @@ class L1M3N(Program):
                 else:
                     model.rows.add(body >= float(lp.row_lower[r]))
             return list(model.rows.values())
-        ws = model.ws
-        done = len(ws.components)
-        if done >= ws.size:
-            return []
-        new = np.arange(done, ws.size)
-        dF, ex, dl = ws.dF()[new], ws.example_array()[new], ws.dl_array()[new]
-        added = []
-        for r in range(len(new)):
-            lo, hi = dF.indptr[r], dF.indptr[r + 1]
-            ks, cs = dF.indices[lo:hi], list(dF.data[lo:hi])
-            body = LinearExpression(
-                constant=0.0,
-                linear_coefs=cs + [-c for c in cs] + [1.0],
-                linear_vars=[model.mu_list[k] for k in ks] + [model.nu_list[k] for k in ks]
-                + [model.xi[int(ex[r])]])
-            con = model.cuts.add(body >= float(dl[r]))
-            if not ws.active[new[r]]:
-                con.deactivate()
-            added.append(con)
-        ws.components.extend(added)
-        model.master_state.unsynced += [c for c in added if c.active]
-        return added
+        return self.write_split_rows(model)
 
     def master_form(self, model):
         """P1's master is ``"lp_rows"``: its cut rows (μ − ν)ᵀΔF_r + ξ ≥ Δℓ_r are linear in ΔF, so a back end may
@@ -205,23 +174,14 @@ class L1M3N(Program):
         return dict(cost=np.r_[np.full(2 * d, 0.5), np.full(s_, self.C * model.slack_scale)],
                     lower=np.zeros(2 * d + s_), upper=np.full(2 * d + s_, np.inf),
                     variables=model.mu_list + model.nu_list + [model.xi[i] for i in range(s_)],
-                    row_block=self._row_block(model))
+                    row_block=self.split_row_block(model))
 
     def drop_cuts(self, model, positions):
-        comps = model.ws.components
-        self.deactivate_rows(model, [comps[p] for p in positions if p < len(comps)])
-        for pos in positions:
-            model.ws.active[pos] = False
+        self.drop_written_rows(model, positions)
 
     def read_solution(self, model):
         ws = model.ws
-        w = values_of(model.mu_list) - values_of(model.nu_list)
-        xi = values_of([model.xi[i] for i in range(model.dims.n_slacks)])
-        native = model.master_state.alpha_native
-        if native is not None and model.master_state.native_solution(model):
-            alpha = np.maximum(native, 0.0)
-        else:
-            alpha = ws.duals(model)
+        w, xi, alpha = self.split_solution(model)
         primal = self.regulariser(w) + self.C * model.slack_scale * float(xi.sum())
         dual = float(alpha @ ws.dl_array()) if ws.size else 0.0
         return Solution(w=w, xi=xi, alpha=alpha, objective=primal, dual_objective=dual)
