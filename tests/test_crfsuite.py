@@ -155,9 +155,12 @@ def test_the_sklearn_crfsuite_tutorial_runs_with_one_import_changed(capsys):
     # ---- end of the tutorial's code
     out = capsys.readouterr().out
 
-    # the mapping: c2 -> C = 1/(2 c2) of P0; c1 beside c2 is named as ignored; max_iterations is the round budget
-    assert crf.route_["program"] == "m3n" and crf.route_["C"] == pytest.approx(1 / (2 * 0.1))
-    assert any("c1" in str(w.message) and "elastic-net" in str(w.message) for w in caught)
+    # the mapping: c1 with c2 -> the elastic-net M³N, C = 1/(2 c2), λ = c1/(2 c2), on route bcfw (no warning about
+    # c1); max_iterations is the round budget
+    assert crf.route_["program"] == "enm3n" and crf.route_["C"] == pytest.approx(1 / (2 * 0.1))
+    assert crf.route_["lam"] == pytest.approx(0.1 / (2 * 0.1)) and crf.route_["route"] == "bcfw"
+    assert crf.result_.params["lam"] == pytest.approx(0.5)
+    assert not any("c1" in str(w.message) for w in caught)
     assert crf.result_.n_iter <= 100
     assert (crf.result_.gap <= crf.route_["gap_tol"]) == \
         (not any(w.category.__name__ == "ConvergenceWarning" for w in caught))
@@ -267,10 +270,13 @@ def _tiny():
     ({"c1": 0.2}, "l1m3n", 2.5),
     ({"c1": 0.2, "c2": 0.0}, "l1m3n", 2.5),
     ({"C": 3.0}, "m3n", 3.0),
+    ({"c1": 0.1, "c2": 0.1}, "enm3n", 5.0),
+    ({"c1": 0.4, "c2": 0.25}, "enm3n", 2.0),
 ])
 def test_c1_c2_map_to_the_program_and_C(kw, program, C):
-    """C = 1/(2 c2) for P0, 1/(2 c1) for P1 alone; and the fitted objective is CRFsuite's with the hinge in place
-    of the NLL: 2c·(Ω(w) + C Σ ξ) = c‖w‖² + Σ ξ (c‖w‖₁ + Σ ξ for P1), recomputed from the weights."""
+    """C = 1/(2 c2) for P0, 1/(2 c1) for P1 alone, 1/(2 c2) with λ = c1/(2 c2) for the elastic net; and the fitted
+    objective is CRFsuite's with the hinge in place of the NLL: 2c·(Ω(w) + C Σ ξ) = c‖w‖² + Σ ξ (c‖w‖₁ + Σ ξ for P1,
+    c2‖w‖² + c1‖w‖₁ + Σ ξ for the elastic net), recomputed from the weights."""
     from mmprog.crfsuite import CRF
     X, y = _tiny()
     with warnings.catch_warnings():
@@ -280,7 +286,10 @@ def test_c1_c2_map_to_the_program_and_C(kw, program, C):
     r = est.result_
     assert r.program == program and r.termination == "converged" and r.gap <= 1e-2
     w, c = r.w, 1 / (2 * C)
-    crfsuite_reg = c * (w @ w if program == "m3n" else np.abs(w).sum())
+    crfsuite_reg = c * (w @ w if program in ("m3n", "enm3n") else np.abs(w).sum())
+    if program == "enm3n":
+        assert est.route_["lam"] == pytest.approx(kw["c1"] / (2 * kw["c2"]))
+        crfsuite_reg += kw["c1"] * np.abs(w).sum()
     if r.route == "bcfw":
         # P0 by its dual (the default route for m3n): no primal master; the full objective at w, its upper bound, is
         # CRFsuite's with the hinge Σᵢ Hᵢ(w) (loss-augmented Viterbi at w, an oracle call outside the fit) in place
@@ -321,7 +330,7 @@ def test_bad_arguments_name_parameter_range_and_value_in_fit(kw, match):
     ({"algorithm": "pa", "c": 1.0}, ["passive-aggressive", "c: CRFsuite optimiser"]),
     ({"all_possible_transitions": False}, ["all_possible_transitions=False", "K×K transition"]),
     ({"keep_tempfiles": True}, ["keep_tempfiles=True"]),
-    ({"c1": 0.1, "c2": 0.1}, ["no elastic-net program", "c1 is ignored"]),
+    ({"c1": 0.1, "c2": 0.1, "program": "m3n"}, ["c1=0.1", "c1 is ignored", "enm3n"]),
 ])
 def test_arguments_without_a_max_margin_meaning_warn(kw, words):
     from mmprog.crfsuite import CRF
@@ -444,13 +453,17 @@ def test_bench_tutorial_writes_a_record_with_the_certificate(tmp_path, capsys):
     assert tut["train_sentences"] == 25 and 0 <= tut["flat_f1_weighted"] <= 1 and tut["n_iter"] <= 100
     assert tut["upper_bound"] >= tut["lower_bound"] and tut["gap"] == pytest.approx(
         (tut["upper_bound"] - tut["lower_bound"]) / max(1.0, abs(tut["upper_bound"])))
-    # c1 beside c2 is ignored (no elastic-net program): the same program, C and weights as c1 = 0
-    assert json_route(tut) == json_route(l2) and tut["lower_bound"] == pytest.approx(l2["lower_bound"])
+    # c1 beside c2 is the elastic net at λ = c1/(2 c2), c1 = 0 P0 at the same C: the elastic net's optimum is the
+    # larger (its regulariser is), so its certified upper bound lies above P0's lower one
+    assert json_route(tut)["program"] == "enm3n" and json_route(tut)["lam"] == pytest.approx(0.5)
+    assert json_route(l2)["program"] == "m3n" and "lam" not in json_route(l2)
+    assert json_route(tut)["C"] == json_route(l2)["C"] == pytest.approx(5.0)
+    assert tut["upper_bound"] >= l2["lower_bound"]
 
 
 def test_bench_tutorial_crfsuite_rows_follow_their_settings(tmp_path):
     """CRFsuite's side runs each of ``--crfsuite-settings``: the l2-only row is CRFsuite's own fit with c1 = 0 (the
-    objective mmprog's mapping fits), so it differs from the tutorial row; an unknown setting exits 2."""
+    regulariser of mmprog's l2-only row, P0), so it differs from the tutorial row; an unknown setting exits 2."""
     pytest.importorskip("pycrfsuite")
     from mmprog.bench import crf, record
     _conll("esp.train.gz", 1)

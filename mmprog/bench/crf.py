@@ -170,7 +170,7 @@ def holdout_split(task, root, fraction, folder):
 TUTORIAL = {"algorithm": "lbfgs", "c1": 0.1, "c2": 0.1, "max_iterations": 100, "all_possible_transitions": True}
 
 #: the fits ``run_tutorial`` can make, by name: the tutorial's call; the same without an iteration budget (mmprog: to
-#: its certificate); the tutorial's call without its ℓ1 term (what mmprog fits for c1 beside c2)
+#: its certificate); the tutorial's call without its ℓ1 term (P0 for mmprog: what c1's ℓ1 term adds, on each system)
 SETTINGS = {"tutorial": TUTORIAL, "certified": {"c1": 0.1, "c2": 0.1}, "l2-only": {**TUTORIAL, "c1": 0.0}}
 
 
@@ -315,8 +315,8 @@ def tutorial_main(args, root):
                      + (f" (first {args.limit} sentences)" if args.limit else "") + ", scored on esp.testb",
                      "CRFsuite = python-crfsuite (what sklearn-crfsuite wraps); mmprog = mmprog.crfsuite.CRF with the "
                      "same call; flat_f1_weighted is the tutorial's token score without 'O', entity_f1 conlleval's",
-                     "mmprog maps c2 to C = 1/(2 c2) of P0 and ignores c1 beside c2 (no elastic-net program); CRFsuite's "
-                     "l2-only row is its fit of the same regulariser (c1=0); "
+                     "mmprog maps c1, c2 to the elastic-net M3N (enm3n) with C = 1/(2 c2), lambda = c1/(2 c2), and c2 "
+                     "alone (the l2-only rows, c1=0) to P0 with C = 1/(2 c2); "
                      "max_iterations=100 is its round budget, so the tutorial row may stop before its certificate: "
                      "gap is the certified relative gap it reached"])
     if args.json:
@@ -446,12 +446,12 @@ def main(argv=None):
     ap.add_argument("--tutorial", action="store_true", help="run sklearn-crfsuite's CoNLL-2002 tutorial on both "
                     "systems (CRFsuite through python-crfsuite, mmprog through mmprog.crfsuite.CRF): fit, flat F1, "
                     "RandomizedSearchCV; the --task, --mmprog-args, --dev options do not apply")
-    ap.add_argument("--settings", default="tutorial,certified", help="with --tutorial: mmprog's fits, comma-separated "
-                    "names of SETTINGS: 'tutorial' (the tutorial's CRF call), 'certified' (CRF(c1=0.1, c2=0.1): no "
-                    "round budget), 'l2-only' (the tutorial's call with c1=0)")
+    ap.add_argument("--settings", default="tutorial,l2-only", help="with --tutorial: mmprog's fits, comma-separated "
+                    "names of SETTINGS: 'tutorial' (the tutorial's CRF call: the elastic-net M3N), 'certified' "
+                    "(CRF(c1=0.1, c2=0.1): no round budget), 'l2-only' (the tutorial's call with c1=0: P0)")
     ap.add_argument("--crfsuite-settings", default="tutorial,l2-only", help="with --tutorial: CRFsuite's fits, names "
-                    "of SETTINGS as for --settings; 'l2-only' is the objective mmprog's C = 1/(2 c2) maps to (its c1 "
-                    "has no counterpart in P0), so that row separates what c1's l1 term adds from the choice of loss")
+                    "of SETTINGS as for --settings; the l2-only rows of both systems say what c1's l1 term adds to "
+                    "each, apart from the choice of loss")
     ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "
                     "(0: no search)")
     ap.add_argument("--search-limit", type=int, default=1000, help="with --tutorial: sentences the search runs on")
