@@ -107,8 +107,9 @@ class ENM3N(Program):
 
         HiGHS's active-set QP adds the free variables one by one and works on their dense reduced Hessian: a one-cut
         master with 1,000 non-zero weights took it 2.3 s, with 4,000 more than 120 s; Ipopt's interior point (from
-        the arrays, :class:`mmprog.engine.masters.NativeQPIpoptRoute`) took 2.8 s for 4,000 and 8.8 s for 20,000 on
-        the same kind of cut. HiGHS's zeros are exact (bounds of the active set); Ipopt's are ~1e-9."""
+        the arrays, :class:`mmprog.engine.masters.NativeQPIpoptRoute`) took about 3 s for 4,000, 9-12 s for 20,000
+        and 54 s for 100,000 (dim 500,000) on the same kind of cut. HiGHS's zeros are exact (bounds of the active
+        set); Ipopt's are ~1e-9."""
         return "ipopt" if dim > AUTO_IPOPT_DIM else None
 
     def regulariser(self, w):
