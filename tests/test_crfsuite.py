@@ -178,10 +178,12 @@ def test_the_sklearn_crfsuite_tutorial_runs_with_one_import_changed(capsys):
     for (a, b), v in crf.transition_features_.items():
         assert v == blocks["transition"][crf.classes_.index(a), crf.classes_.index(b)]
     sf = crf.state_features_
-    assert len(sf) == np.count_nonzero(blocks["state"])
-    j = crf.extractor_.vocabulary_["word.lower():de"]
-    assert sf[("word.lower():de", "O")] == blocks["state"][j, crf.classes_.index("O")]
-    assert ("bias", "O") in sf and ("BOS", "O") in sf and ("word.istitle()", "B-PER") in sf
+    assert len(sf) == np.count_nonzero(blocks["state"]) > 0
+    vocab = crf.extractor_.vocabulary_
+    for (attr, lab), v in sf.items():
+        assert v != 0 and v == blocks["state"][vocab[attr], crf.classes_.index(lab)]
+    # attributes named as python-crfsuite names them (the elastic net may zero any one of them)
+    assert {"bias", "BOS", "word.istitle()", "word.lower():de"} <= set(vocab)
     assert "%-6s -> %-7s" % ("O", "O") in out and "best CV score:" in out
     assert crf.size_ > 0 and rs.best_estimator_.size_ > 0
     # the search: every candidate fitted on 3 folds, the best one refitted and predicting

@@ -410,10 +410,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     callback : callable, optional
         Called with every :class:`Check`; returning True stops the fit (termination ``interrupted``).
     lam : float
-        λ ≥ 0 of the elastic net ½‖w‖² + λ‖w‖₁ + C Σᵢ Hᵢ(w) (program ``enm3n``; 0: P0). Its dual is P0's with
-        ½‖w(α)‖² replaced by the conjugate ½‖soft(v(α), λ)‖², v(α) = Σ α Δf, whose gradient is w = soft(v(α), λ)
-        (Fenchel duality): the same steps, taken at that w, with the step length of the quadratic lower model
-        (soft is 1-Lipschitz), and the same certificate P(w) − D(α).
+        λ ≥ 0 of the elastic-net M³N ½‖w‖² + λ‖w‖₁ + C Σᵢ Hᵢ(w) (program ``enm3n``; 0: P0; see the module docstring).
 
     Returns
     -------
@@ -421,17 +418,15 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     """
     cache_passes = CACHE_PASSES.get(cache_rule, 4) if cache_passes is None else cache_passes
     _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
-                cache_sampling, cache_rule)
-    check_param("lam", lam, np.isfinite(lam) and lam >= 0, "a finite float ≥ 0")
+                cache_sampling, cache_rule, lam)
     settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
-                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule,
-                    lam=float(lam))
+                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule, lam=float(lam))
     fw = FrankWolfe(oracle, int(cache_size), resume, seed, settings)
     return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
 
 def _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
-                cache_sampling, cache_rule):
+                cache_sampling, cache_rule, lam=0.0):
     """:func:`fit`'s arguments in their ranges, or a ParameterError naming the first that is not."""
     check_param("C", C, np.isfinite(C) and C > 0, "a finite float > 0")
     check_param("gap_tol", gap_tol, np.isfinite(gap_tol) and gap_tol >= 0, "a finite float ≥ 0")
@@ -445,6 +440,7 @@ def _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampl
     check_param("cache_passes", cache_passes, int(cache_passes) >= 0, "an int ≥ 0")
     check_param("cache_sampling", cache_sampling, cache_sampling in ("uniform", "gap"), '"uniform" or "gap"')
     check_param("cache_rule", cache_rule, cache_rule in ("rate", "fixed"), '"rate" or "fixed"')
+    check_param("lam", lam, np.isfinite(lam) and lam >= 0, "a finite float ≥ 0")
 
 
 class FrankWolfe:
