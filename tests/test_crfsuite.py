@@ -447,10 +447,13 @@ def test_bench_tutorial_writes_a_record_with_the_certificate(tmp_path, capsys):
     _conll("esp.train.gz", 1)                       # skips without the data
     path = tmp_path / "rec.json"
     assert crf.main(["--tutorial", "--limit", "25", "--search-iter", "0", "--skip", "crfsuite", "--settings",
-                     "tutorial,l2-only", "--record", str(path)]) == 0
+                     "tutorial,l2-only,defaults", "--record", str(path)]) == 0
     rec = record.read(path)
-    assert rec["bench"] == "crf" and [r["system"] for r in rec["rows"]] == ["mmprog", "mmprog"]
-    tut, l2 = rec["rows"]
+    assert rec["bench"] == "crf" and [r["system"] for r in rec["rows"]] == ["mmprog"] * 3
+    tut, l2, default = rec["rows"]
+    # CRF() with no argument: CRFsuite's default c2 = 1 is P0 at C = 0.5, fitted to its certificate
+    assert default["setting"] == "defaults: CRF()" and json_route(default)["program"] == "m3n"
+    assert json_route(default)["C"] == pytest.approx(0.5) and default["gap"] <= 1e-2
     assert tut["setting"].startswith("tutorial: algorithm='lbfgs', c1=0.1, c2=0.1, max_iterations=100")
     assert tut["train_sentences"] == 25 and 0 <= tut["flat_f1_weighted"] <= 1 and tut["n_iter"] <= 100
     assert tut["upper_bound"] >= tut["lower_bound"] and tut["gap"] == pytest.approx(

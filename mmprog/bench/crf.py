@@ -170,8 +170,11 @@ def holdout_split(task, root, fraction, folder):
 TUTORIAL = {"algorithm": "lbfgs", "c1": 0.1, "c2": 0.1, "max_iterations": 100, "all_possible_transitions": True}
 
 #: the fits ``run_tutorial`` can make, by name: the tutorial's call; the same without an iteration budget (mmprog: to
-#: its certificate); the tutorial's call without its ℓ1 term (P0 for mmprog: what c1's ℓ1 term adds, on each system)
-SETTINGS = {"tutorial": TUTORIAL, "certified": {"c1": 0.1, "c2": 0.1}, "l2-only": {**TUTORIAL, "c1": 0.0}}
+#: its certificate); the tutorial's call without its ℓ1 term (P0 for mmprog: what c1's ℓ1 term adds, on each system);
+#: ``CRF()`` with no argument, each system's defaults (CRFsuite: c2 = 1, L-BFGS until its own stopping test; mmprog:
+#: P0 at C = 1/(2·1) to its certified gap)
+SETTINGS = {"tutorial": TUTORIAL, "certified": {"c1": 0.1, "c2": 0.1}, "l2-only": {**TUTORIAL, "c1": 0.0},
+            "defaults": {}}
 
 
 def _base_estimator():
@@ -269,7 +272,8 @@ def run_tutorial(system, root, limit=None, search_iter=4, search_limit=1000, n_j
         seconds = time.perf_counter() - t0
         labels = [c for c in est.classes_ if c != "O"]
         pred = est.predict(Xt)
-        row = {"system": system, "setting": setting + ": " + ", ".join(f"{k}={v!r}" for k, v in kw.items()),
+        row = {"system": system, "setting": setting + ": " + (", ".join(f"{k}={v!r}" for k, v in kw.items())
+                                                              or "CRF()"),
                "train_sentences": len(X), "train_seconds": seconds,
                "flat_f1_weighted": flat_f1_score(yt, pred, average="weighted", labels=labels),
                "entity_f1": chunk_prf(yt, pred).f1}
@@ -318,7 +322,9 @@ def tutorial_main(args, root):
                      "mmprog maps c1, c2 to the elastic-net M3N (enm3n) with C = 1/(2 c2), lambda = c1/(2 c2), and c2 "
                      "alone (the l2-only rows, c1=0) to P0 with C = 1/(2 c2); "
                      "max_iterations=100 is its round budget, so the tutorial row may stop before its certificate: "
-                     "gap is the certified relative gap it reached"])
+                     "gap is the certified relative gap it reached",
+                     "defaults rows: CRF() on the tutorial's features, each system's own defaults (CRFsuite: c1 = 0, "
+                     "c2 = 1, L-BFGS until its stopping test; mmprog: P0 at C = 0.5 to its certified gap 1e-2)"])
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -446,10 +452,12 @@ def main(argv=None):
     ap.add_argument("--tutorial", action="store_true", help="run sklearn-crfsuite's CoNLL-2002 tutorial on both "
                     "systems (CRFsuite through python-crfsuite, mmprog through mmprog.crfsuite.CRF): fit, flat F1, "
                     "RandomizedSearchCV; the --task, --mmprog-args, --dev options do not apply")
-    ap.add_argument("--settings", default="tutorial,l2-only", help="with --tutorial: mmprog's fits, comma-separated "
-                    "names of SETTINGS: 'tutorial' (the tutorial's CRF call: the elastic-net M3N), 'certified' "
-                    "(CRF(c1=0.1, c2=0.1): no round budget), 'l2-only' (the tutorial's call with c1=0: P0)")
-    ap.add_argument("--crfsuite-settings", default="tutorial,l2-only", help="with --tutorial: CRFsuite's fits, names "
+    ap.add_argument("--settings", default="tutorial,l2-only,defaults", help="with --tutorial: mmprog's fits, "
+                    "comma-separated names of SETTINGS: 'tutorial' (the tutorial's CRF call: the elastic-net M3N), "
+                    "'certified' (CRF(c1=0.1, c2=0.1): no round budget), 'l2-only' (the tutorial's call with c1=0: "
+                    "P0), 'defaults' (CRF() with no argument)")
+    ap.add_argument("--crfsuite-settings", default="tutorial,l2-only,defaults", help="with --tutorial: CRFsuite's "
+                    "fits, names "
                     "of SETTINGS as for --settings; the l2-only rows of both systems say what c1's l1 term adds to "
                     "each, apart from the choice of loss")
     ap.add_argument("--search-iter", type=int, default=4, help="with --tutorial: RandomizedSearchCV candidates "

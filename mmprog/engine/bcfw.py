@@ -497,7 +497,8 @@ class FrankWolfe:
         """v(α) and w(α) = soft(v(α), λ) recomputed from the caches; returns Σ α Δℓ."""
         lin = rebuild_w(self.data, self.acc, self.cache)
         if self.lam > 0:
-            np.copyto(self.w, np.sign(self.v) * np.maximum(np.abs(self.v) - self.lam, 0.0))
+            from ..programs.enm3n import soft        # the program's operator (its module loads Pyomo: only here)
+            np.copyto(self.w, soft(self.v, self.lam))
         return lin
 
     def regulariser(self, w):
