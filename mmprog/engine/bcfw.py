@@ -497,8 +497,8 @@ class FrankWolfe:
         """v(α) and w(α) = soft(v(α), λ) recomputed from the caches; returns Σ α Δℓ."""
         lin = rebuild_w(self.data, self.acc, self.cache)
         if self.lam > 0:
-            from ..programs.enm3n import soft        # the program's operator (its module loads Pyomo: only here)
-            np.copyto(self.w, soft(self.v, self.lam))
+            # w = soft(v, λ), the gradient of the conjugate of ½‖·‖² + λ‖·‖₁ (the engine names no program)
+            np.copyto(self.w, np.sign(self.v) * np.maximum(np.abs(self.v) - self.lam, 0.0))
         return lin
 
     def regulariser(self, w):
