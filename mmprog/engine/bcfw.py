@@ -137,7 +137,6 @@ class BCFWRun:
     state: dict = field(default_factory=dict, repr=False)
     n_cache_passes: int = 0
     v_dual: np.ndarray = None
-    lam: float = 0.0
 
     def working_set(self, fmap, prepared, tol=0.0):
         """The working set as mmprog cuts with their multipliers: one n-slack cut Δfᵢ(y), Δℓᵢ(y) for every cached
@@ -653,7 +652,7 @@ class FrankWolfe:
         return BCFWRun(w=self.w_best, w_dual=self.w_dual, upper_bound=self.upper, lower_bound=self.lower,
                        gap=self.gap, termination=termination, n_passes=self.passes, C=self.s["C"],
                        history=self.history, timings=self.timings, state=self.state, n_cache_passes=self.cache_passes,
-                       v_dual=self.v_dual, lam=self.lam)
+                       v_dual=self.v_dual)
 
 
 def _blocks(fmap, flat):
