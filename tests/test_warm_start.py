@@ -143,3 +143,21 @@ def test_select_parser_warm_starts_the_next_C(tmp_path):
     cold = mmprog.fit(train, feature_map=ArcFeatureMap("mcdonald05", projective=True).fit(train), C=0.3, **kw)
     assert rows[1]["n_iter"] <= cold.n_iter
     assert best.params["C"] in (0.1, 0.3)
+
+
+def test_token_text_C_path_on_the_cutting_plane_is_warm(tmp_path, capsys):
+    """``mmprog train --templates ... --dev --C-grid`` with a cutting-plane setting (``--eps``): every C after the
+    first starts from the previous C's cuts (the text features are fitted again for each C, to the same fingerprint)."""
+    import json
+    from mmprog.cli import main
+    from test_tagging import _sentences, _write
+    train = tmp_path / "train.txt"
+    _write(train, _sentences(40, 0))
+    rc = main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "ner", "--dev", "0.25",
+               "--C-grid", "0.1,0.3", "--eps", "0.01", "--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    rows = json.loads(out.out)["candidates"]
+    assert [r["route"] for r in rows] == ["cutting-plane"] * 2
+    assert [r["warm_start"] for r in rows] == [False, True]
+    assert all(r["termination"] in ("converged", "eps") for r in rows)
