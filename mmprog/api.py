@@ -112,7 +112,14 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     warm_start : Result, optional
         A fit of the same program on the same data and feature map, at this or another C (a C path): route
         ``"bcfw"`` starts from its working set with α scaled to this C (feasible; :meth:`mmprog.engine.routes.Engine.
-        bcfw`); the cutting plane starts afresh (its master's optimum depends on C through every cut's slack).
+        bcfw`); the cutting plane starts from a fresh master at this C holding the earlier master's active cuts
+        (explicit rows and labeling cuts; valid at every C, since a cut wᵀΔF ≥ Δℓ − ξ has no C), solved before the
+        first round, with round, history, upper bound and w afresh (:func:`mmprog.engine.loop.run`, ``seed``);
+        ``result.warm_start_cuts`` says how many cuts it gave. The cutting plane refuses (``ParameterError``) an
+        earlier fit of another program, slack form, number of slacks or feature map
+        (:func:`mmprog.engine.checkpoint.fingerprint`); that the data are the same is the caller's promise. Programs
+        whose working set is not their whole state (``checkpointable`` False: an outer EM or variational loop, the
+        factored and sub-gradient algorithms) start afresh.
     **program_params
         The program's own hyper-parameters (e.g. ``master="dual"`` for m3n).
 
@@ -204,6 +211,9 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
             kw["solve_time_limit"] = solve_time_limit
         if checkpoint is not None or ck is not None:
             kw.update(checkpoint=checkpoint, checkpoint_every=checkpoint_every, resume=ck)
+        if warm_start is not None and route != "bcfw" and prog.checkpointable:
+            # the working set is the whole state of a checkpointable program's fit, so its cuts seed one at this C
+            kw["seed"] = warm_start_seed(warm_start, prog, fmap, prepared, slack, ck)
         # one handler for the whole fit, so outer loops (EM, variational steps) see the same request. BLAS runs on
         # one thread for the whole fit, not only in the oracle: the master's products are small (one Gram row and
         # ΔFᵀα a round, r × dim = 500 × 4,004 on OCR) and OpenBLAS's second thread made them 3–5× slower on the
@@ -235,6 +245,32 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     if route == "bcfw" and solver is not None:
         solve_master_of_record(res, solver)
     return res
+
+
+def warm_start_seed(earlier, program, fmap, prepared, slack, resume=None):
+    """The cutting plane's warm start from the :class:`Result` ``earlier`` (:func:`fit`'s ``warm_start``): its
+    master's active cuts as a seed (:func:`mmprog.engine.checkpoint.of_master`). Refused with a one-line
+    :class:`ParameterError` naming ``warm_start`` unless ``earlier`` is a fit of the same program, slack form, number
+    of slacks and joint features (:func:`mmprog.engine.checkpoint.fingerprint`) with a working set, or when
+    ``resume`` gives the fit its cuts too."""
+    from .engine.checkpoint import fingerprint, of_master
+    if resume is not None:
+        raise ParameterError("warm_start and resume both give the fit its first cuts (resume: a checkpoint's, at "
+                             "its own C); give one of them")
+    n_slacks = prepared.n if slack == "n" else 1
+    master = getattr(earlier, "model", None)
+    old_fmap = getattr(earlier, "fmap", None)
+    if master is None or not hasattr(master, "ws") or old_fmap is None:
+        raise ParameterError(f"warm_start is a {type(earlier).__name__} without a master's working set; give the "
+                             f"Result of an earlier mmprog.fit of the same program, or drop warm_start")
+    got = (earlier.program, earlier.slack, len(earlier.xi), old_fmap.dim, fingerprint(old_fmap))
+    want = (program.name, slack, n_slacks, fmap.dim, fingerprint(fmap))
+    if got != want:
+        raise ParameterError(f"warm_start is a fit of {got[0]} ({got[1]}-slack, {got[2]} slacks, {got[3]} features "
+                             f"{got[4]}), this one is {want[0]} ({want[1]}-slack, {want[2]} slacks, {want[3]} features "
+                             f"{want[4]}); warm-start from a fit of the same program, slack form, data and feature "
+                             f"map, or drop warm_start")
+    return of_master(master, fmap, n_slacks)
 
 
 def solve_master_of_record(result, solver):

@@ -336,8 +336,9 @@ def split_dev(dataset, dev, load=None, accepts=None, what="dependency data; give
 def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=False, second_order=False):
     """Train one parser per (preset, C) and keep the best by dev UAS without punctuation.
 
-    The candidates are trained one after another, C increasing, each from scratch: the engine has no warm start
-    across C (a checkpoint resumes only at its own C); the training set's arc matrix is built once for all of them
+    The candidates are trained one after another, C increasing, each warm-started from the previous C's fit of the
+    same preset (``warm_start``: its master's active cuts, valid at every C, seed the next master; see
+    :func:`mmprog.fit`); the training set's arc matrix is built once for all of them
     (:meth:`~mmprog.features.arcs.ArcFeatureMap.hold`).
 
     Parameters
@@ -383,15 +384,20 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
 
 
 def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score, report):
-    """The fits of one preset, C increasing (:func:`select_parser`): (last result, best, best dev score)."""
+    """The fits of one preset, C increasing, each warm-started from the one before (:func:`select_parser`): (last
+    result, best, best dev score)."""
     import time
 
     import mmprog
+    prev = None
     for C in sorted(Cs):
         t0 = time.perf_counter()
-        res = mmprog.fit(train, feature_map=fmap, C=C, **fit_kwargs)
+        # a resumed fit takes its first cuts from the checkpoint (at its own C) instead
+        warm = prev if fit_kwargs.get("resume") is None else None
+        res = mmprog.fit(train, feature_map=fmap, C=C, warm_start=warm, **fit_kwargs)
         row = {"templates": preset, "C": C, "termination": res.termination, "n_iter": res.n_iter,
-               "gap": res.gap, "seconds": round(time.perf_counter() - t0, 1)}
+               "gap": res.gap, "warm_start_cuts": getattr(res, "warm_start_cuts", 0),
+               "seconds": round(time.perf_counter() - t0, 1)}
         if dev is not None:
             sc = evaluate_parser(res, None, dev)
             row.update(dev_uas=sc["uas"], dev_uas_no_punct=sc["uas_no_punct"])
@@ -404,6 +410,7 @@ def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score
             report(row)
         if res.termination == "interrupted":
             break
+        prev = res
     return res, best, best_score
 
 

@@ -272,9 +272,10 @@ def split_text(corpus, dev):
 
 
 def select_C_text(corpus, args, fit_kw):
-    """``--dev``/``--C-grid`` on token text: one fit per C (increasing, each warm-started from the previous one where
-    the route allows: bcfw's α scaled to the next C), scored on the held-out sentences by the task's F1; the best is
-    returned (trained on the rest). Every C's row goes to stderr as it finishes and into ``candidates``."""
+    """``--dev``/``--C-grid`` on token text: one fit per C (increasing, each warm-started from the previous one:
+    bcfw's α scaled to the next C, or the cutting plane's master seeded with the previous master's active cuts),
+    scored on the held-out sentences by the task's F1; the best is returned (trained on the rest). Every C's row goes
+    to stderr as it finishes and into ``candidates``."""
     from ..exceptions import ParameterError
     from ..parsing import DEFAULT_C_GRID
     from ..tagging import fit_text, score_text
@@ -287,9 +288,11 @@ def select_C_text(corpus, args, fit_kw):
     rows, best, best_score, prev = [], None, -1.0, None
     for C in Cs:
         t0 = time.perf_counter()
-        res = fit_text(train, C=C, warm_start=prev, **fit_kw)
+        # a resumed fit takes its first cuts from the checkpoint (at its own C) instead
+        res = fit_text(train, C=C, warm_start=prev if fit_kw.get("resume") is None else None, **fit_kw)
         row = {"C": C, "route": res.route, "termination": res.termination, "gap": res.gap, "n_iter": res.n_iter,
-               "warm_start": prev is not None and res.route == "bcfw", "seconds": round(time.perf_counter() - t0, 1)}
+               "warm_start": prev is not None and (res.route == "bcfw" or getattr(res, "warm_start_cuts", 0) > 0),
+               "seconds": round(time.perf_counter() - t0, 1)}
         if held is not None:
             sc = score_text(res, held)
             row["dev_f1"] = sc["f1"]

@@ -73,25 +73,15 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
         The path written.
     """
     target = path_of(path)
-    ws = model.ws
-    keep = np.flatnonzero(ws.active_mask())
-    keep = np.array([p for p in keep if p not in ws.released], dtype=np.int64)
-    # labeling cuts are written as their labelings: making their rows would hold every active cut's row at once
-    # (gigabytes on full CoNLL-2002 NER)
-    labs = [ws.labeling_of(p) for p in keep]
-    is_lab = np.array([lab is not None for lab in labs], dtype=bool)
-    keep_lab, keep = keep[is_lab], keep[~is_lab]
-    labs = [lab for lab in labs if lab is not None]
-    F = ws.explicit_rows(keep)
+    cuts, labs = active_cuts(model.ws)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "mmprog_version": __version__,
             "program": program.name, "params": program.params(), "slack": slack, "iteration": int(iteration),
             "elapsed": float(elapsed), "upper_bound": float(upper_bound), "termination": termination,
             "dim": int(fmap.dim), "n_slacks": int(len(xi)), "feature_map": fingerprint(fmap),
             "history": history}
     arrays = {"meta": np.array(json.dumps(jsonable(meta))), "w": np.asarray(w, dtype=np.float64),
-              "xi": np.asarray(xi, dtype=np.float64), "example": ws.example_array()[keep] if ws.size else
-              np.zeros(0, np.int64), "dl": ws.dl_array()[keep] if ws.size else np.zeros(0),
-              "dF_data": F.data, "dF_indices": F.indices, "dF_indptr": F.indptr}
+              "xi": np.asarray(xi, dtype=np.float64), "example": cuts.example, "dl": cuts.dl,
+              "dF_data": cuts.dF.data, "dF_indices": cuts.dF.indices, "dF_indptr": cuts.dF.indptr}
     if labs:
         arrays.update(
             lab_ptr=np.concatenate([[0], np.cumsum([len(lab["tok"]) for lab in labs])]).astype(np.int64),
@@ -99,7 +89,7 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
             lab_gold=np.concatenate([lab["gold"] for lab in labs]).astype(np.int64),
             lab_pred=np.concatenate([lab["pred"] for lab in labs]).astype(np.int64),
             lab_trans=np.stack([lab["trans"] for lab in labs]), lab_n=np.array([lab["n"] for lab in labs]),
-            lab_dl=ws.dl_array()[keep_lab])
+            lab_dl=np.array([lab["dl"] for lab in labs], dtype=np.float64))
     d = os.path.dirname(os.path.abspath(target))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(target) + ".", suffix=".tmp")
@@ -114,6 +104,46 @@ def save(path, *, model, program, fmap, w, xi, slack, iteration, elapsed, upper_
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
+
+
+def active_cuts(ws):
+    """The active cuts of a working set, what a master grown again from them needs: its optimum is unchanged
+    without the dropped ones (multiplier 0) — a checkpoint's content, and a warm start's seed at another C (a cut
+    wᵀΔF ≥ Δℓ − ξ holds at every C: only the objective has C).
+
+    Parameters
+    ----------
+    ws : WorkingSet
+        ``model.ws`` of a master.
+
+    Returns
+    -------
+    cuts : Cuts
+        The explicit rows: example (m,), ΔF (m, dim) CSR, Δℓ (m,).
+    labelings : list of dict
+        The 1-slack cuts held as labelings (tok, gold, pred, trans, K, n, dl; the token matrix X left out, so they
+        are made again on the token matrix of the fit they seed, :meth:`Checkpoint.labeling_cuts`): making their
+        rows would hold every active cut's row at once (gigabytes on full CoNLL-2002 NER).
+    """
+    keep = np.flatnonzero(ws.active_mask()) if ws.size else np.zeros(0, np.int64)
+    keep = np.array([p for p in keep if p not in ws.released], dtype=np.int64)
+    dl = ws.dl_array() if ws.size else np.zeros(0)
+    labs = [ws.labeling_of(p) for p in keep]
+    is_lab = np.array([lab is not None for lab in labs], dtype=bool)
+    labelings = [dict(tok=lab["tok"], gold=lab["gold"], pred=lab["pred"], trans=lab["trans"], K=int(lab["K"]),
+                      n=float(lab["n"]), dl=float(d)) for lab, d in zip(labs, dl[keep]) if lab is not None]
+    keep = keep[~is_lab]
+    example = ws.example_array()[keep] if ws.size else np.zeros(0, np.int64)
+    return Cuts(example, ws.explicit_rows(keep), dl[keep]), labelings
+
+
+def of_master(model, fmap, n_slacks, source="warm_start"):
+    """The active cuts of a master held in memory as a :class:`Checkpoint` without an iterate or history (``w``
+    and ``xi`` None): what seeds a fit at another C (:meth:`mmprog.engine.loop.CuttingPlane.start`, ``seed=``).
+    ``source`` names it in messages."""
+    cuts, labelings = active_cuts(model.ws)
+    meta = {"dim": int(fmap.dim), "feature_map": fingerprint(fmap), "n_slacks": int(n_slacks)}
+    return Checkpoint(source, meta, None, None, cuts, labelings)
 
 
 class Checkpoint:

@@ -224,7 +224,7 @@ def should_stop(max_violation, eps, iteration, max_iter, elapsed, time_limit, in
     return None
 
 
-def run(program, oracle, *, solver, w0=None, model=None, resume=None, **settings):
+def run(program, oracle, *, solver, w0=None, model=None, resume=None, seed=None, **settings):
     """Run the cutting-plane loop (one :class:`CuttingPlane` fit).
 
     Parameters
@@ -242,6 +242,12 @@ def run(program, oracle, *, solver, w0=None, model=None, resume=None, **settings
     resume : mmprog.engine.checkpoint.Checkpoint, optional
         Continue a checkpointed fit: its cuts are added to a fresh master, which is re-solved, and the loop goes on
         from the saved round with the saved history and upper bound.
+    seed : mmprog.engine.checkpoint.Checkpoint, optional
+        Warm start along a C path: the active cuts of an earlier master of the same program, feature map and slack
+        form (:func:`mmprog.engine.checkpoint.of_master`), added to the fresh master at this C, which is solved
+        before the first round. A cut wᵀΔF ≥ Δℓ − ξ holds at every C (only the objective has C), so the master's
+        optimum is still a lower bound on the program's; round, history, upper bound and w start afresh (they
+        belong to the other C). ``solution.extra["warm_start_cuts"]`` says how many cuts it gave.
     **settings
         The loop's settings, each named and explained in :class:`Settings` (``slack``, ``eps``, ``max_iter``,
         ``time_limit``, ``drop_after``, ``max_cuts``, ``checkpoint``, ``stabilise``, ``gap_tol``, ...).
@@ -252,7 +258,7 @@ def run(program, oracle, *, solver, w0=None, model=None, resume=None, **settings
         ``termination`` is one of :data:`mmprog.engine.records.TERMINATIONS`.
     """
     fit = CuttingPlane(program, oracle, solver, Settings(**settings))
-    fit.start(model=model, w0=w0, resume=resume)
+    fit.start(model=model, w0=w0, resume=resume, seed=seed)
     return fit.run()
 
 
@@ -276,6 +282,8 @@ class CuttingPlane:
         self.history, self.it, self.upper, self.elapsed_before = [], 0, np.inf, 0.0
         self.model = self.solution = self.hinge = None
         self.lower = 0.0
+        #: cuts an earlier master seeded this one with (``start(seed=...)``)
+        self.seeded = 0
         # the in-out stability centre: the point of the best full objective separated in this run (a resumed fit
         # keeps the saved upper bound but not its point, so the centre restarts from its first separation)
         self.w_best, self.best_value = None, np.inf
@@ -284,8 +292,11 @@ class CuttingPlane:
         self.select_eps = MIN_EPS if settings.eps is None else settings.eps
 
     # --- before the first round -----------------------------------------------------------------------------
-    def start(self, model=None, w0=None, resume=None):
-        """Build the master (or take ``model`` to grow further) and load a checkpoint's cuts into it."""
+    def start(self, model=None, w0=None, resume=None, seed=None):
+        """Build the master (or take ``model`` to grow further) and load a checkpoint's cuts into it (``resume``:
+        with its round, history, upper bound and iterate) or an earlier master's active cuts (``seed``, a
+        :class:`~mmprog.engine.checkpoint.Checkpoint` of :func:`~mmprog.engine.checkpoint.of_master`: the cuts
+        alone, the rest belongs to that fit's C)."""
         program, fmap = self.program, self.fmap
         t0 = time.perf_counter()
         if model is None:
@@ -294,14 +305,11 @@ class CuttingPlane:
                         group_names=fmap.group_names)
             model = program.build(dims)
         self.model = model
+        if seed is not None:
+            # cuts hold at every C (wᵀΔF ≥ Δℓ − ξ has no C): the master at this C starts with them, solved first
+            self.seeded = self.add_saved_cuts(seed, 0)
         if resume is not None:
-            resume.check_compatible(fmap, self.n_slacks)
-            if len(resume.cuts):
-                model.ws.round = int(resume.meta["iteration"])
-                program.add_cuts(model, resume.cuts)
-            for cut in resume.labeling_cuts(fmap, self.prepared):
-                model.ws.round = int(resume.meta["iteration"])
-                program.add_cuts(model, cut)
+            self.add_saved_cuts(resume, int(resume.meta["iteration"]))
             self.history = [IterationRecord(**h) for h in resume.meta["history"]]
             self.it, self.upper = int(resume.meta["iteration"]), float(resume.meta["upper_bound"])
             self.elapsed_before = float(resume.meta.get("elapsed", 0.0))
@@ -313,6 +321,20 @@ class CuttingPlane:
         self.w = np.zeros(fmap.dim) if w0 is None else np.asarray(w0, dtype=np.float64)
         self.own_w = w0 is None     # w is the engine's (not the caller's w0): it may be written over once used
         self.xi = np.zeros(self.n_slacks) if resume is None else resume.xi.copy()
+
+    def add_saved_cuts(self, saved, round_):
+        """The cuts of ``saved`` (a :class:`~mmprog.engine.checkpoint.Checkpoint`), explicit rows and labeling cuts
+        (made on this fit's token matrix), into the master as of round ``round_``; returns how many."""
+        saved.check_compatible(self.fmap, self.n_slacks)
+        model = self.model
+        if len(saved.cuts):
+            model.ws.round = round_
+            self.program.add_cuts(model, saved.cuts)
+        labelings = saved.labeling_cuts(self.fmap, self.prepared)
+        for cut in labelings:
+            model.ws.round = round_
+            self.program.add_cuts(model, cut)
+        return len(saved.cuts) + len(labelings)
 
     def run(self):
         """Rounds until a termination; returns the :class:`EngineRun`."""
@@ -528,6 +550,8 @@ class CuttingPlane:
                 _, hinge = self.oracle.separate(self.w)
             solution = Solution(w=self.w, xi=self.xi, alpha=np.zeros(model.ws.size), dual_objective=None,
                                 objective=self.program.objective_at(self.w, np.maximum(hinge, 0.0)))
+        if self.seeded:
+            solution.extra["warm_start_cuts"] = self.seeded
         self.timings["total"] = time.perf_counter() - self.t_start
         log.info("termination: %s after %d rounds, %d cuts, objective %.8g (upper bound %.8g)", termination, self.it,
                  model.ws.size, solution.objective, self.upper)
