@@ -148,3 +148,37 @@ def test_fit_save_load_round_trip(tmp_path):
     back = mmprog.load(tmp_path / "sib.json")
     assert back.fmap.describe()["kind"] == "siblings" and back.fmap.dim == fm.dim
     assert all(np.array_equal(a, b) for a, b in zip(back.predict(train), pred))
+
+
+@pytest.mark.parametrize("templates", [["sc/mc", "sw/mw", "hc/sc/mc", "ss/mw"], None])
+def test_compiled_sibling_scores_are_the_feature_rows_scores(templates):
+    """sibling_scores (compiled: keys and look-ups fused over the O(n³) triples, the h-free templates' scores
+    computed once per (s, m)) against the feature path (_sib_keys, _lookup: what joint_features and ΔF are built
+    from, itself checked against strings above): at every usable triple (s = h or strictly between h and m) the
+    score is w_sib summed over the triple's features; 0 elsewhere. Test sentences have values unseen in training
+    (no feature) and first children (s = h)."""
+    rng = np.random.default_rng(8)
+    train, test = random_treebank(rng, 30, max_len=7), random_treebank(rng, 12, max_len=9)
+    fm = SiblingFeatureMap("mst-ud", templates).fit(train)
+    P = fm.prepare(test)
+    w = rng.normal(size=fm.dim)
+    ws = w[fm.n_arc_features:]
+    unseen = 0
+    for i in range(len(test)):
+        n = int(P.lengths[i])
+        got = fm.sibling_scores(w, P, i)
+        want = np.zeros_like(got)
+        for h in range(n + 1):
+            for m in range(1, n + 1):
+                if m == h:
+                    continue
+                for s in [h] + list(range(min(h, m) + 1, max(h, m))):
+                    one = lambda v: np.array([v], dtype=np.int64)
+                    for j, t in enumerate(fm._sib):
+                        k = fm._sib_keys(t, P.data["sib_ids"], one(P.data["sib_base"][i]), one(h), one(s), one(m))
+                        pos = fm._lookup(j, k)[0]
+                        unseen += pos < 0
+                        if pos >= 0:
+                            want[h, s, m] += ws[pos]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert unseen > 0
