@@ -523,3 +523,89 @@ def test_elastic_net_aggregated_cut_certifies_the_same_lower_bound():
     prog.solve(model, get_solver("highs"))
     sol = prog.read_solution(model)
     assert run.lower_bound - 1e-6 <= sol.objective <= opt + 1e-6
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.2])
+@pytest.mark.parametrize("order,seen", [(1, False), (2, False), (2, True)])
+def test_passes_count_their_work(order, seen, lam):
+    """The work the pass kernels count for ``cache_rule="rate"`` (WORK), recounted here from the data and the
+    caches: an oracle pass over every example reads every token row once and fills L × (K², K³ or the allowed label
+    trigrams) Viterbi cells; a pass inside the caches reads the rows of the positions where some cached labeling
+    differs from gold (λ = 0; with λ > 0 its steps also rescore them); steps move rows; the work log holds both."""
+    from test_chain_order2 import data
+    from mmprog.features.chain import allowed_bigrams
+    from mmprog.inference.frank_wolfe import WORK
+    ds = data(21, n=10, K=3, d=5, max_len=6)
+    K = ds.n_labels
+    allowed = allowed_bigrams(ds.Y, K) if seen else None
+    if seen:
+        assert not allowed.all()
+    fmap = ChainFeatureMap.from_dataset(ds, order=order, allowed=allowed)
+    fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 16, None, 0,
+                         dict(C=0.9, inner=3, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=1,
+                              cache_sampling="uniform", cache_rule="rate", lam=lam))
+    nnz = [sp_nnz(x) for x in ds.X]
+    lengths = [x.shape[0] for x in ds.X]
+    if order == 1:
+        cells = K * K
+    elif allowed is None:
+        cells = K ** 3
+    else:
+        a = allowed.astype(int)
+        cells = int((a @ a).sum())           # label trigrams (a, b, c) with (a, b) and (b, c) allowed
+    for k in range(4):
+        fw.one_pass(fw.order("uniform", 1))
+        kind, cpu, *work = fw.work_log[-1]
+        got = dict(zip(WORK, work))
+        assert kind == "oracle" and cpu >= 0
+        assert got["viterbi_cells"] == sum(L * cells for L in lengths)
+        if lam == 0:
+            assert got["score_rows"] == sum(nnz)
+        else:
+            assert got["score_rows"] >= sum(nnz)
+        # the rows the cache pass must read: where a cached labeling differs from gold, before the pass (each
+        # example is visited once, and only its own visit changes its cache)
+        want = 0
+        for i in range(len(ds)):
+            lo, hi = fw.offsets[i], fw.offsets[i + 1]
+            c = int(fw.cnt[i])
+            if c <= 1:
+                continue
+            differs = (fw.lab[1:c, lo:hi] != fw.gold[lo:hi]).any(axis=0)
+            x = ds.X[i].tocsr() if hasattr(ds.X[i], "tocsr") else ds.X[i]
+            want += sum(sp_nnz(x[t]) for t in np.flatnonzero(differs))
+        fw.cache_only("uniform")
+        kind, cpu, *work = fw.work_log[-1]
+        got = dict(zip(WORK, work))
+        assert kind == "cache" and got["viterbi_cells"] == 0
+        if lam == 0:
+            assert got["score_rows"] == want
+        else:
+            assert got["score_rows"] >= want
+        # a pass that raised D moved rows of w
+        assert got["step_rows"] > 0 or fw.last_gain == 0
+
+
+def sp_nnz(x):
+    import scipy.sparse as sp
+    return int(sp.csr_matrix(x).count_nonzero())
+
+
+@pytest.mark.parametrize("seed,C", [(17, 1.3), (3, 0.7)])
+def test_rate_rule_reaches_the_enumerated_optimum_on_a_path_fixed_by_its_seed(seed, C):
+    """cache_rule="rate" (Shah et al.'s rule on counted work): certified at the enumerated optimum, every
+    certificate a bracket of it; two runs take the same path to the last bit (the rule reads no clock), and the
+    rule does end rounds early (fewer cache passes than its cap of 16 a round)."""
+    ds = tiny(seed=seed)
+    opt, w_full = solve_full(ds, C)
+    runs = [bcfw.fit(_oracle(ds), C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_rule="rate")
+            for _ in range(2)]
+    for run in runs:
+        assert run.termination == "converged"
+        tol = 1e-7 * max(1.0, abs(opt))
+        for check in run.history:
+            assert check.lower <= opt + tol and check.upper >= opt - tol
+        assert np.allclose(run.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    assert np.array_equal(runs[0].w, runs[1].w) and runs[0].n_cache_passes == runs[1].n_cache_passes
+    assert [h.upper for h in runs[0].history] == [h.upper for h in runs[1].history]
+    assert runs[0].n_cache_passes < 16 * runs[0].n_passes

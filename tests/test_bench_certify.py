@@ -126,3 +126,31 @@ def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
     assert len(stretch) == 1 and stretch[0]["gap_tol"] == 1e-4
     assert stretch[0]["termination"] != "converged" or stretch[0]["gap"] <= 1e-4
     assert stretch[0]["train_seconds"] >= main[0]["train_seconds"]
+
+
+def test_work_log_is_written_and_its_weights_refitted(tmp_path, capsys):
+    """--work-log: the passes' log round-trips through the file, and the seconds per unit of work printed are the
+    least-squares fit of the logged seconds (here made exactly from known weights, so the fit must give them back),
+    beside the route's weights' prediction per pass kind."""
+    import json
+
+    from mmprog.bench.certify import write_work_log
+    from mmprog.engine.bcfw import WORK_SECONDS
+    from mmprog.inference.frank_wolfe import WORK
+    rng = np.random.default_rng(4)
+    truth = np.array([3e-8, 1e-8, 5e-10, 2e-9])
+    log = []
+    for k in range(40):
+        work = rng.integers(1, 10 ** 6, len(WORK)).astype(float)
+        log.append(("oracle" if k % 3 == 0 else "cache", float(work @ truth)) + tuple(work))
+    path = str(tmp_path / "work.json")
+    write_work_log(path, log)
+    saved = json.load(open(path))
+    assert saved["work"] == list(WORK) and [tuple(p) for p in saved["passes"]] == log
+    out = capsys.readouterr().out
+    for name, w in zip(WORK, truth):
+        assert f"{name} {w:.3g} " in out
+    want = sum(p[1] for p in log if p[0] == "oracle")
+    pred = sum(float(np.array(p[2:]) @ WORK_SECONDS) for p in log if p[0] == "oracle")
+    assert f"oracle passes 14: {want:.1f} CPU s, the route's weights predict {pred:.1f}" in out
+    assert not (tmp_path / "work.json.tmp").exists()

@@ -115,13 +115,14 @@ def _split(run):
 
 
 def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, transitions="seen", verbose=False,
-               swap=None):
+               swap=None, work_log=None):
     """mmprog's BCFW route to ``gap_tol`` and on to ``stretch``; returns the rows (the swap rows after the certified
     row, the certificates' trace last).
 
     ``settings`` are keyword settings of :func:`mmprog.engine.bcfw.fit` (empty: the route's defaults, what
     ``mmprog.fit(route="bcfw")`` runs). ``swap``: keyword arguments of :func:`run_swap` (``solvers``, ``oracles``,
-    ``form``), run at the ``gap_tol`` certificate (not timed with the fit)."""
+    ``form``), run at the ``gap_tol`` certificate (not timed with the fit). ``work_log``: a list extended with the
+    fits' :attr:`~mmprog.engine.bcfw.BCFWRun.work_log` entries."""
     from ..engine import bcfw
     from ..engine.oracle import Oracle
     w0, c0 = time.perf_counter(), time.process_time()
@@ -138,6 +139,8 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, tra
                  working_set=run.history[-1].cached, certificate_seconds=run.timings["certificate"], **_split(run),
                  **_mmprog_f1(fmap, run.w, ds, test))]
     trace = [(gap_tol, h) for h in run.history]
+    if work_log is not None:
+        work_log += run.work_log
     if swap:
         rows += run_swap(run, fmap, orc.prepared, ds, test, C, gap_tol, **swap)
     if stretch is not None and stretch < gap_tol and run.termination == "converged":
@@ -152,12 +155,44 @@ def run_mmprog(ds, test, C, gap_tol, stretch, time_limit, settings, order=1, tra
                          passes=run.n_passes + more.n_passes, termination=more.termination,
                          working_set=more.history[-1].cached, **_split(more), **_mmprog_f1(fmap, more.w, ds, test)))
         trace += [(stretch, h) for h in more.history]
+        if work_log is not None:
+            work_log += more.work_log
     orc.close()
     for target, h in trace:
         rows.append(dict(system="mmprog", setting=f"{setting} trace to gap_tol={target:g}", passes=h.passes,
                          cache_passes=h.cache_passes, seconds=h.elapsed, oracle_seconds=h.oracle_seconds,
                          upper_bound=h.upper, lower_bound=h.lower, gap=h.gap, working_set=h.cached))
     return rows
+
+
+def write_work_log(path, log):
+    """Write the passes' (kind, thread CPU seconds, counted work…) to ``path`` (JSON, written then renamed) and
+    print the seconds per unit of work a non-negative least-squares fit of them gives (relative error, as for
+    :data:`mmprog.engine.bcfw.WORK_SECONDS`) beside the route's, with each pass kind's predicted / measured seconds
+    under the route's weights: the ``"rate"`` rule compares a cache pass with its oracle pass, so what matters is
+    that the two kinds' ratios agree."""
+    import json
+
+    import numpy as np
+    from scipy.optimize import nnls
+
+    from ..engine.bcfw import WORK_SECONDS
+    from ..inference.frank_wolfe import WORK
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"work": list(WORK), "passes": log}, f)
+    os.replace(tmp, path)
+    A = np.array([p[2:] for p in log], dtype=float)
+    t = np.array([p[1] for p in log], dtype=float)
+    keep = t > 0
+    fitted = nnls(A[keep] / t[keep, None], np.ones(int(keep.sum())))[0] if keep.any() else np.zeros(len(WORK))
+    print("work: " + " ".join(f"{k} {w:.3g} (route {r:.3g})" for k, w, r in zip(WORK, fitted, WORK_SECONDS)) +
+          " seconds per unit", flush=True)
+    for kind in ("oracle", "cache"):
+        m = keep & np.array([p[0] == kind for p in log])
+        if m.any():
+            print(f"work: {kind} passes {int(m.sum())}: {t[m].sum():.1f} CPU s, the route's weights predict "
+                  f"{float((A[m] @ WORK_SECONDS).sum()):.1f}", flush=True)
 
 
 def run_swap(run, fmap, prepared, ds, test, C, gap_tol, solvers, oracles, form="auto"):
@@ -391,6 +426,11 @@ def main(argv=None):
     ap.add_argument("--cache-size", type=int, default=None, help="labelings kept per example (default: the route's)")
     ap.add_argument("--cache-passes", type=int, default=None, help="passes inside the caches after each oracle pass "
                     "(default: the route's)")
+    ap.add_argument("--cache-rule", choices=["fixed", "rate"], default=None, help="when a round's passes inside the "
+                    "caches stop (default: the route's)")
+    ap.add_argument("--work-log", default=None, metavar="PATH", help="write every mmprog pass's thread CPU seconds "
+                    "and counted work (JSON) here, and print the seconds per unit of work they fit beside the "
+                    "route's WORK_SECONDS")
     ap.add_argument("--crfsuite-c2", type=float, default=1.0)
     ap.add_argument("--swap", default=None, metavar="SOLVER,...", help="at the gap_tol certificate, solve P0's master "
                     "on the route's working set with each of these master back ends (e.g. daqp,highs) and evaluate "
@@ -450,8 +490,10 @@ def main(argv=None):
     if args.swap:
         swap = dict(solvers=args.swap.split(","), oracles=args.swap_oracles.split(","), form=args.swap_form)
     settings = {k: v for k, v in (("inner", args.inner), ("cache_size", args.cache_size),
-                                  ("cache_passes", args.cache_passes)) if v is not None}
+                                  ("cache_passes", args.cache_passes), ("cache_rule", args.cache_rule))
+                if v is not None}
     rows, notes = [], []
+    work_log = [] if args.work_log else None
     for task, order in zip(tasks, orders):
         t0 = time.perf_counter()
         train, ds, test, ex = _features(task, root, args.templates, args.limit)
@@ -469,7 +511,7 @@ def main(argv=None):
                 return 2
         if args.skip != "mmprog":
             task_rows += run_mmprog(ds, test, args.C, args.gap_tol, args.stretch or None, args.time_limit,
-                                    settings, order, args.transitions, args.verbose, swap)
+                                    settings, order, args.transitions, args.verbose, swap, work_log)
         if swap and args.swap_fits and args.skip != "mmprog":
             task_rows += run_swap_fits(ds, test, args.C, args.gap_tol, args.time_limit, swap["solvers"],
                                        swap["oracles"], order, args.transitions)
@@ -501,6 +543,8 @@ def main(argv=None):
         print_swap_fits(task, [r for r in task_rows if r.get("swap_fit")])
         print_dev(task, [r for r in task_rows if r.get("dev_path")], tests)
         rows += task_rows
+    if work_log is not None:
+        write_work_log(args.work_log, work_log)
     if args.record:
         from . import record
         notes += ["the two systems ran one after the other in this process (paired): on a machine shared with other "

@@ -35,9 +35,12 @@ of example i
 After each such oracle pass come passes of the same steps inside the caches without the oracle (Shah, Kolmogorov &
 Lampert, CVPR 2015): most of the gap lies there, and a cached labeling's gradient reads only the token scores where
 it differs from gold, so such a pass scores a fraction of the tokens. By default a round has 4 of them; with
-``cache_rule="rate"``, as in Shah et al., they go on while they raise D faster per second than the oracle pass before
-them did (at most ``cache_passes`` of them): every pairwise step's increase of D is known exactly,
-γ(g(s) − g(a)) − ½γ²‖f(xᵢ, a) − f(xᵢ, s)‖², so the kernels add it up.
+``cache_rule="rate"``, as in Shah et al., they go on while they raise D faster per unit of cost than the oracle
+pass before them did (at most ``cache_passes`` of them): every pairwise step's increase of D is known exactly,
+γ(g(s) − g(a)) − ½γ²‖f(xᵢ, a) − f(xᵢ, s)‖², so the kernels add it up. Shah et al. measure the cost in seconds; here it
+is the work the kernels count (rows of w read and moved, Viterbi cells, Gram and gradient reads), weighed by
+:data:`WORK_SECONDS`, so that a fit's path is fixed by its seed and data, never by the machine's load (and swapping
+the master or oracle back end still gives the same w).
 
 Why this is cheap on template features: the gradient of a cached labeling is a sum of token scores, and after a step
 the token scores of the example move by γ Σ_t G_{t't}(e(a_t) − e(s_t)) with G = XᵢXᵢᵀ the example's token Gram
@@ -65,7 +68,7 @@ import scipy.sparse as sp
 from . import interrupts
 from ..exceptions import DataError, ParameterError, check_param
 from ..features.chain import ChainFeatureMap
-from ..inference.frank_wolfe import bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
+from ..inference.frank_wolfe import WORK, bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
 
 #: The programs the route solves: P0 and, with w = soft(v(α), λ), the elastic-net M³N
 PROGRAMS = ("m3n", "enm3n")
@@ -122,6 +125,9 @@ class BCFWRun:
         the upper bounds), ``setup`` and ``total``.
     n_cache_passes : int
         Passes inside the caches (no oracle) between the oracle passes.
+    work_log : list of tuple
+        One per pass: (``"oracle"`` or ``"cache"``, the pass's thread CPU seconds, then its work counted by the
+        kernels, one number per kind of :data:`mmprog.inference.frank_wolfe.WORK`), to check :data:`WORK_SECONDS`.
     """
 
     w: np.ndarray
@@ -137,6 +143,7 @@ class BCFWRun:
     state: dict = field(default_factory=dict, repr=False)
     n_cache_passes: int = 0
     v_dual: np.ndarray = None
+    work_log: list = field(default_factory=list, repr=False)
 
     def working_set(self, fmap, prepared, tol=0.0):
         """The working set as mmprog cuts with their multipliers: one n-slack cut Δfᵢ(y), Δℓᵢ(y) for every cached
@@ -342,6 +349,13 @@ def _hinge(oracle, w):
 #: passes inside the caches after an oracle pass, by ``cache_rule``: always 4 (``"fixed"``), at most 16 (``"rate"``)
 CACHE_PASSES = {"fixed": 4, "rate": 16}
 
+#: Seconds per unit of each kind of work the pass kernels count (:data:`mmprog.inference.frank_wolfe.WORK`: rows of
+#: w read by token scores, rows moved by steps, Viterbi cells, small reads), for ``cache_rule="rate"``: a
+#: non-negative least-squares fit of passes' thread CPU seconds (relative error) on CoNLL-2000 ``rich`` (order 1),
+#: esp.train ``rich`` (order 2, seen bigrams) and the sklearn-crfsuite tutorial's features (elastic net), 3,000
+#: sentences each; ``python -m mmprog.bench certify --work-log PATH`` refits them on its own passes.
+WORK_SECONDS = np.array([2.0e-8, 9.7e-9, 8.3e-10, 8.0e-9])
+
 
 def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, cache_size=64, seed=0,
         check_every=20, resume=None, tol=1e-12, verbose=False, callback=None, average=True, ema=0.3, sampling="gap",
@@ -373,12 +387,10 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     cache_sampling : {"gap", "uniform"}
         A cache pass's visits: in proportion to the blocks' last seen gaps inside their caches, or a permutation.
     cache_rule : {"fixed", "rate"}
-        ``"fixed"``: always ``cache_passes`` (a path fixed by ``seed``). ``"rate"``: a round's cache passes stop once
-        one raises D(α) less per CPU second than its oracle pass did (Shah et al.): the path then depends on measured
-        seconds, so two fits differ within their gaps (swapped back ends no longer give the same w). CPU s to gap
-        1e-2, two seeds, paired on a shared machine: 3,000 CoNLL-2000 sentences ``rich`` C = 1: rate ≤ 16 18.0,
-        14.9; fixed 4 18.4, 17.1; fixed 8 18.4, 18.7. 3,000 esp.train sentences, sklearn-crfsuite tutorial features,
-        C = 5: rate ≤ 16 18.7, 18.4; fixed 4 25.2, 21.5; fixed 8 22.3, 21.9.
+        ``"fixed"``: always ``cache_passes``. ``"rate"``: a round's cache passes stop once one raises D(α) less per
+        unit of counted work than its oracle pass did (Shah et al.'s rule, with the kernels' work counts weighed by
+        :data:`WORK_SECONDS` in place of seconds). Both paths are fixed by ``seed``; ``python -m mmprog.bench
+        certify --cache-rule fixed,rate`` times them side by side and ``--work-log`` checks the weights.
     cache_size : int
         Labelings kept per example, gold included (a full cache empties its least-weighted labeling onto the best;
         a cache smaller than the optimum's support per example cannot reach the optimum).
@@ -438,7 +450,7 @@ def _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampl
     check_param("full_every", full_every, int(full_every) >= 1, "an int ≥ 1")
     check_param("cache_passes", cache_passes, int(cache_passes) >= 0, "an int ≥ 0")
     check_param("cache_sampling", cache_sampling, cache_sampling in ("uniform", "gap"), '"uniform" or "gap"')
-    check_param("cache_rule", cache_rule, cache_rule in ("rate", "fixed"), '"rate" or "fixed"')
+    check_param("cache_rule", cache_rule, cache_rule in CACHE_PASSES, '"rate" or "fixed"')
     check_param("lam", lam, np.isfinite(lam) and lam >= 0, "a finite float ≥ 0")
 
 
@@ -488,6 +500,7 @@ class FrankWolfe:
         self.timings["setup"] = time.perf_counter() - self.t_start
         self.state = dict(lab=self.lab, alpha=self.alpha, loss=self.loss, cnt=self.cnt, offsets=self.offsets)
         self.passes, self.evicted, self.cache_passes = 0, 0, 0
+        self.work_log = []
         self.upper = self.lower = self.gap = np.inf
         self.w_best, self.w_dual, self.w_ema = self.w.copy(), self.w.copy(), self.w.copy()
         self.v_dual = None
@@ -550,15 +563,15 @@ class FrankWolfe:
         t0 = time.perf_counter()
         s = self.s
         clock = np.zeros(2, np.uint64)
-        gain = np.zeros(1)
+        gain = np.zeros(1 + len(WORK))
         c0 = time.thread_time()
         self.evicted += bcfw_pass(order, self.data, self.model, self.acc, self.lam, self.cache, s["C"], s["inner"],
                                   s["tol"], self.hinge,
                                   self.bgap, self.ogap, self.work, clock, gain)
-        # the pass's increase of D(α) per CPU second of this thread (the kernels run in it; other jobs on the
-        # machine do not count), which the passes inside the caches after it must beat (cache_rule "rate")
+        # the pass's increase of D(α) per unit of its counted work, which the passes inside the caches after it
+        # must beat (cache_rule "rate")
         self.last_gain = float(gain[0])          # the exact increase of D(α) the pass made
-        self.rate = self.last_gain / max(time.thread_time() - c0, 1e-9)
+        self.rate = self.last_gain / self.cost(gain[1:], time.thread_time() - c0, "oracle")
         # the oracle's share of the pass (token scores and Viterbi), by the kernel's cycle counts
         if clock[1] > 0:
             self.timings["oracle"] += (time.perf_counter() - t0) * float(clock[0]) / float(clock[1])
@@ -582,15 +595,22 @@ class FrankWolfe:
             order = self.rng.choice(n, n, p=p / p.sum()).astype(np.int64)
         else:
             order = self.rng.permutation(n).astype(np.int64)
-        gain = np.zeros(1)
+        gain = np.zeros(1 + len(WORK))
         c0 = time.thread_time()
         cache_pass(order, self.data, self.model, self.acc, self.lam, self.cache, s["C"], s["inner"], s["tol"],
                    self.cgap, self.work, gain)
         self.last_gain = float(gain[0])
-        self.cache_rate = self.last_gain / max(time.thread_time() - c0, 1e-9)
+        self.cache_rate = self.last_gain / self.cost(gain[1:], time.thread_time() - c0, "cache")
         self.cache_passes += 1
         self.timings["cache"] += time.perf_counter() - t0
         return float(self.cgap.sum() + self.ogap.sum()) / max(1.0, abs(self.est_upper))
+
+    def cost(self, work, cpu, kind):
+        """A pass's cost for ``cache_rule="rate"``: its counted work weighed by :data:`WORK_SECONDS`. The pass's
+        thread CPU seconds go only into :attr:`work_log` (``kind``, seconds, the counts), from which the weights
+        are checked: never into the path."""
+        self.work_log.append((kind, float(cpu)) + tuple(float(x) for x in work))
+        return max(float(WORK_SECONDS @ work), 1e-12)
 
     def may_hold(self, estimate, gap_tol, wait):
         """Whether a pass's stale gap estimate, calibrated by the last certificate's ratio of true gap to estimate,
@@ -620,7 +640,7 @@ class FrankWolfe:
             for _ in range(self.s["cache_passes"]):
                 estimate = self.cache_only(self.s["cache_sampling"])
                 # Shah, Kolmogorov & Lampert (CVPR 2015): back to the oracle once a pass inside the caches raises D
-                # more slowly per second than the last oracle pass did; and to the certificate as soon as the gap
+                # more slowly per unit of cost than the last oracle pass did; and to the certificate as soon as the gap
                 # may hold (a round of up to 16 cache passes is several seconds on CoNLL-2000; the fixed rule keeps
                 # its path)
                 if self.s["cache_rule"] == "rate" and (self.cache_rate < self.rate or
@@ -652,7 +672,7 @@ class FrankWolfe:
         return BCFWRun(w=self.w_best, w_dual=self.w_dual, upper_bound=self.upper, lower_bound=self.lower,
                        gap=self.gap, termination=termination, n_passes=self.passes, C=self.s["C"],
                        history=self.history, timings=self.timings, state=self.state, n_cache_passes=self.cache_passes,
-                       v_dual=self.v_dual)
+                       v_dual=self.v_dual, work_log=self.work_log)
 
 
 def _blocks(fmap, flat):

@@ -37,6 +37,11 @@ from ._compiled import compact_trigram, transpose_trigram, viterbi2_allowed_one,
 
 _JIT = dict(cache=True, nogil=True, fastmath=False)
 
+#: What the passes count in ``gain[1:5]``, the work whose weighted sum stands for a pass's time: rows of the
+#: state block read by token scores, rows of it moved by steps, Viterbi cells (label pairs or trigrams per token)
+#: and the small reads (Gram entries, gradient terms) of steps and gradients.
+WORK = ("score_rows", "step_rows", "viterbi_cells", "small")
+
 
 @intrinsic
 def cycles(typingctx):
@@ -309,9 +314,11 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         inside the cache, which :func:`cache_pass` closes without the oracle).
     clock : ndarray of uint64, shape (2,)
         Added to: cycles in the oracle (token scores and loss-augmented Viterbi), cycles in the whole pass.
-    gain : ndarray, shape (1,)
-        Added to: the increase of the dual D(α) made by the pass's pairwise steps (up to rounding; the moves that
-        empty a full cache are not counted; with λ > 0 the increase of its quadratic lower model, a lower bound).
+    gain : ndarray, shape (5,)
+        Added to: [0] the increase of the dual D(α) made by the pass's pairwise steps (up to rounding; the moves
+        that empty a full cache are not counted; with λ > 0 the increase of its quadratic lower model, a lower
+        bound); [1:5] the pass's work, counted (:data:`WORK`), which the driver weighs instead of seconds so that
+        a fit's path does not depend on the machine's load.
     acc, lam :
         The accumulated v = ΔFᵀα in blocks like ``model``, and λ ≥ 0 of the elastic net ½‖w‖² + λ‖w‖₁: the model
         scored is w = soft(v, λ), kept entry by entry as a step moves v. With λ = 0, ``acc`` is ``model`` (w = v).
@@ -329,6 +336,7 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
     M = lab.shape[0]
     evicted = 0
     ahead = work[19]
+    cells = _viterbi_cells(model, work)
     start = cycles()
     for oi in range(order.shape[0]):
         i = order[oi]
@@ -354,6 +362,8 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         _token_scores(Xp, Xi, Xd, W, lo, pos, L, node)
         _oracle(node, model, gold, lo, hi, work)
         clock[0] += cycles() - c0
+        gain[1] += Xp[hi] - Xp[lo]
+        gain[3] += L * cells
         dl = 0.0
         for t in range(L):
             if y[t] != gold[lo + t]:
@@ -395,7 +405,8 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         # the steps keep the token scores only where a cached labeling differs from gold (all that the gradients
         # read)
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
-        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos)
+        gain[4] += L * c
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos, gain)
         _compact(i, lo, L, cache, gsc)
     clock[1] += cycles() - start
     return evicted
@@ -446,8 +457,8 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
     ----------
     cgap : ndarray, shape (n,)
         Output: the block's gap inside its cache, C·max_{y∈Sᵢ} gᵢ(y) − Σ_y αᵢ(y) gᵢ(y), at the w of each visit.
-    gain : ndarray, shape (1,)
-        Added to: the increase of the dual D(α) made by the pass's steps.
+    gain : ndarray, shape (5,)
+        Added to: the increase of the dual D(α) made by the pass's steps, and the pass's work (:data:`WORK`).
     Other parameters as for :func:`bcfw_pass`.
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
@@ -472,6 +483,8 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
         L = hi - lo
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
         _token_scores(Xp, Xi, Xd, W, lo, upos, npos, node)
+        gain[1] += _rows_at(Xp, lo, upos, npos)
+        gain[4] += L * c
         dot = 0.0
         gmax = 0.0
         for m in range(c):
@@ -479,17 +492,18 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
             dot += alpha[i, m] * gsc[m]
             gmax = max(gmax, gsc[m])
         cgap[i] = C * gmax - dot
-        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos)
+        gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos, gain)
         _compact(i, lo, L, cache, gsc)
 
 
 @njit(**_JIT)
-def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos, npos):
+def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos, npos, count):
     """Up to ``inner`` exact pairwise steps inside the cache of example i: mass γ moves from the cached labeling a
     of least gradient with α > 0 to the one s of largest gradient, γ = min(αᵢ(a), (g(s) − g(a)) / ‖f(x, a) −
     f(x, s)‖²), the exact maximiser of D along that direction. ``gsc`` holds the gradients on entry and is kept;
     the token scores are kept at the positions ``pos[:npos]`` (those where a cached labeling differs from gold,
-    listed per slot in ``work[17]``, ``work[18]``). Returns the increase of the dual D(α) the steps made."""
+    listed per slot in ``work[17]``, ``work[18]``). Returns the increase of the dual D(α) the steps made; their
+    work is added to ``count[1:5]`` (:data:`WORK`)."""
     gold, offsets = data[4], data[3]
     W, Tr, Tri = model
     lab, alpha, loss, cnt = cache
@@ -520,7 +534,40 @@ def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos,
         _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, diff, nd)
         for m in range(c):
             gsc[m] = _slot_gradient(node, Tr, Tri, lab[m], gold, lo, L, loss[i, m], dpos[m], dcnt[m])
+        count[2] += _rows_at(data[0], lo, diff, nd)
+        if lam > 0.0:
+            count[1] += _rows_at(data[0], lo, pos, npos)     # the example rescored from w = soft(v, λ)
+            count[4] += nd * nd + L + c * npos
+        else:
+            count[4] += nd * nd + nd * npos + L + c * npos
     return gain
+
+
+@njit(**_JIT)
+def _rows_at(Xp, lo, pos, npos):
+    """The non-zeros of the token rows at the positions ``pos[:npos]`` of the example starting at row ``lo``."""
+    r = 0
+    for x in range(npos):
+        t = lo + pos[x]
+        r += Xp[t + 1] - Xp[t]
+    return r
+
+
+@njit(**_JIT)
+def _viterbi_cells(model, work):
+    """The cells the loss-augmented Viterbi fills per token: K² label pairs (first order), the allowed trigrams
+    or K³ (second order)."""
+    W, Tri = model[0], model[2]
+    K = W.shape[1]
+    if Tri.shape[0] == 0:
+        return K * K
+    succ_ptr, pred_ptr = work[10], work[12]
+    if succ_ptr.shape[0] == 0:
+        return K * K * K
+    n = 0
+    for b in range(K):
+        n += (pred_ptr[b + 1] - pred_ptr[b]) * (succ_ptr[b + 1] - succ_ptr[b])
+    return n
 
 
 @njit(**_JIT)
