@@ -389,8 +389,9 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=3, ca
     cache_rule : {"fixed", "rate"}
         ``"fixed"``: always ``cache_passes``. ``"rate"``: a round's cache passes stop once one raises D(α) less per
         unit of counted work than its oracle pass did (Shah et al.'s rule, with the kernels' work counts weighed by
-        :data:`WORK_SECONDS` in place of seconds). Both paths are fixed by ``seed``; ``python -m mmprog.bench
-        certify --cache-rule fixed,rate`` times them side by side and ``--work-log`` checks the weights.
+        :data:`WORK_SECONDS` in place of seconds). Both paths are fixed by ``seed``. ``python -m mmprog.bench
+        certify --cache-rule rate`` times a rate fit beside CRFsuite (the default: a fixed one) and ``--work-log PATH``
+        checks the weights against the passes' CPU seconds.
     cache_size : int
         Labelings kept per example, gold included (a full cache empties its least-weighted labeling onto the best;
         a cache smaller than the optimum's support per example cannot reach the optimum).
