@@ -314,17 +314,20 @@ class SiblingFeatureMap:
         between h and m), 0 elsewhere, (n+1, n+1, n+1).
 
         Compiled (:func:`sibling_table`): the O(n³) triples are keyed and looked up in one loop. The numpy
-        version (a meshgrid of the triples, then per template their keys and a binary search) was 63 % of the
-        second-order oracle on 200 Talbanken sentences; the keys are the same as :meth:`_sib_keys` builds for the
-        feature rows (a test compares every triple's score with w against those rows).
+        version (a meshgrid of the triples, then per template their keys and a binary search) was most of the
+        second-order oracle's time; the keys are the same as :meth:`_sib_keys` builds for the feature rows (a test
+        compares every triple's score with w against those rows).
         """
         n = int(prepared.lengths[i])
         ws = np.asarray(w, dtype=np.float64)[self.n_arc_features:]     # the keys' positions are in this part
         spec = self._table_spec()
-        ids = prepared.data.get("sib_ids_stacked")
-        if ids is None:
-            ids = prepared.data["sib_ids_stacked"] = np.stack([np.asarray(prepared.data["sib_ids"][f], np.int64)
-                                                               for f in spec[0]])
+        # the value ids of the fields the templates read, one row a field, kept beside the prepared data (with the
+        # fields they are for)
+        seen = prepared.data.get("sib_ids_stacked")
+        if seen is None or seen[0] != spec[0]:
+            seen = prepared.data["sib_ids_stacked"] = (spec[0], np.stack(
+                [np.asarray(prepared.data["sib_ids"][f], np.int64) for f in spec[0]]))
+        ids = seen[1]
         out = np.zeros((n + 1, n + 1, n + 1))
         sibling_table(n, int(prepared.data["sib_base"][i]), ids, *spec[1:], self._keys_flat, self._offsets, ws, out)
         return out
