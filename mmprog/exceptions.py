@@ -68,3 +68,17 @@ def check_n_jobs(n_jobs, name="n_jobs"):
     from numbers import Integral
     ok = n_jobs is None or (isinstance(n_jobs, Integral) and not isinstance(n_jobs, bool) and n_jobs >= 1)
     return check_param(name, n_jobs, ok, "None (every core) or an int >= 1")
+
+
+def caused_by_interrupt(exc):
+    """Whether ``exc`` was raised because of a KeyboardInterrupt (Ctrl-C): Python and some libraries turn one that
+    lands in their code into another exception with the interrupt as its cause or context (a class body's
+    ``__set_name__`` gives a RuntimeError; Pyomo's output capture re-raises from its reader threads). Such an
+    exception is an interruption, not a failure to report (or to remember, as a solver's availability)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False

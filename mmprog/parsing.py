@@ -363,8 +363,10 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
     (Result, list of dict)
         The chosen parser and every candidate's row.
     """
+    from .engine import interrupts
     from .features.arcs import ArcFeatureMap
     rows, best, best_score = [], None, -1.0
+    interrupts.forget()                 # only a signal during these fits stops them
     for preset in presets:
         if second_order:
             from .features.siblings import SiblingFeatureMap
@@ -380,6 +382,8 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
             fmap.release()
         if res.termination == "interrupted":
             return res, rows
+        if interrupts.pending():        # the signal came as a fit finished: the candidates so far stand
+            break
     return best, rows
 
 
@@ -389,6 +393,7 @@ def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score
     import time
 
     import mmprog
+    from .engine import interrupts
     prev = None
     for C in sorted(Cs):
         t0 = time.perf_counter()
@@ -408,7 +413,8 @@ def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score
         rows.append(row)
         if report is not None:
             report(row)
-        if res.termination == "interrupted":
+        # a signal during this fit, also one that came in the round that finished it: no further C
+        if interrupts.pending():
             break
         prev = res
     return res, best, best_score
@@ -466,7 +472,8 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         info["dev_sentences"] = len(held)
     labeller = None
     has_rels = any(r != "_" for s in train.sentences for r in s.get("deprel", ()))
-    if labels and has_rels and parser.termination != "interrupted":
+    from .engine import interrupts
+    if labels and has_rels and not interrupts.pending():          # asked to stop: the parser alone is kept
         lab_kw = {k: kw[k] for k in ("time_limit", "solve_time_limit") if kw.get(k) is not None}
         t0 = time.perf_counter()
         labeller = train_labeller(train, **({} if label_C is None else {"C": label_C}), **lab_kw)

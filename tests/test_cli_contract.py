@@ -218,6 +218,23 @@ def test_sigint_at_start_up_is_one_line_and_130(capsys, monkeypatch):
     rc, _, err = run(capsys, "solvers")
     assert rc == 130 and err == "mmprog: interrupted\n"
     monkeypatch.undo()
+
+    # what Python makes of a Ctrl-C in a few places: the interrupt as the cause of another exception (here the one a
+    # class body's __set_name__ gets, as when the signal lands in the import of platform), at start-up or in a command
+    class Interrupted:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def wrapped(*args):
+        type("UnameResult", (), {"processor": Interrupted()})
+    for where in ("mmprog.cli.build_parser", "mmprog.cli.solvers.run"):
+        with pytest.raises(RuntimeError) as caught:
+            wrapped()
+        assert isinstance(caught.value.__cause__, KeyboardInterrupt)
+        monkeypatch.setattr(where, wrapped)
+        rc, _, err = run(capsys, "solvers")
+        assert rc == 130 and err == "mmprog: interrupted\n", (where, err)
+        monkeypatch.undo()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     code = ("import sys; from mmprog.cli import main; sys.stdout.write('ready\\n'); sys.stdout.flush(); "
             "sys.exit(main(['train', '--data', 'tiny:seed=0,n_sequences=60', '--json']))")
@@ -228,6 +245,84 @@ def test_sigint_at_start_up_is_one_line_and_130(capsys, monkeypatch):
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=120)
         assert p.returncode in (130, -signal.SIGINT) and b"Traceback" not in err, (delay, err.decode())
+
+
+def test_sigint_inside_an_import_is_raised_once_the_import_is_done(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C that lands while a module is being imported is held until the import has finished: raised inside
+    it, a C extension may turn it into an ImportError that an optional import swallows (the signal lost, exit 0)."""
+    (tmp_path / "slow_module.py").write_text(
+        "import os, signal, time\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "for _ in range(20):\n"
+        "    time.sleep(0.005)\n"
+        "finished = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reached = []
+
+    def command(args):
+        import slow_module
+        reached.append(slow_module.finished)
+        for _ in range(1000):           # the interrupt comes here, at the latest 10 ms after the import
+            time.sleep(0.001)
+        reached.append("not interrupted")
+        return 0
+    monkeypatch.setattr("mmprog.cli.solvers.run", command)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)      # a background job's is SIG_IGN
+    try:
+        rc, _, err = run(capsys, "solvers")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+        sys.modules.pop("slow_module", None)
+    assert reached == [True] and rc == 130 and err == "mmprog: interrupted\n"
+
+
+@pytest.fixture
+def signal_as_fits_end(monkeypatch):
+    """``mmprog.fit`` with a SIGINT sent to this process as each fit ends, inside handlers that the fit's own nest
+    in: the signal arrives after the fit's stopping rule fired, as a Ctrl-C in a fit's last round does. Returns the
+    terminations of the fits run."""
+    from mmprog.engine import interrupts
+    real, ended = mmprog.fit, []
+
+    def fit(*args, **kwargs):
+        with interrupts.catch_interrupts():
+            res = real(*args, **kwargs)
+            ended.append(res.termination)
+            os.kill(os.getpid(), signal.SIGINT)
+        return res
+    monkeypatch.setattr(mmprog, "fit", fit)
+    return ended
+
+
+def test_sigint_in_the_last_round_saves_the_fit_and_exits_130(signal_as_fits_end, tmp_path, capsys):
+    """The fit finished (certified) as the signal came: the model is written and the command says so and exits 130
+    instead of going on (evaluating) and exiting 0 as if no signal had been sent."""
+    m = tmp_path / "m"
+    rc, out, err = run(capsys, "train", "--data", "tiny:seed=0", "--eps", "0.01", "--out", m, "--json")
+    assert signal_as_fits_end == ["converged"]
+    assert rc == 130 and "Traceback" not in err
+    assert [ln for ln in err.splitlines() if ln.strip()] == [
+        f"mmprog: SIGINT received during the last round of the fit, which ended 'converged'; model saved to {m}.json"]
+    summary = json.loads(out)
+    assert summary["termination"] == "converged" and "train" not in summary
+    assert json.loads((tmp_path / "m.json").read_text())["meta"]["termination"] == "converged"
+
+
+def test_sigint_as_a_candidate_fit_ends_stops_the_c_path(signal_as_fits_end, work, tmp_path, capsys):
+    """A C path (--dev, --C-grid) stops after the candidate the signal came in; that candidate is kept, the labeller
+    is not trained."""
+    from mmprog.parsing import labeller_base
+    m = tmp_path / "p"
+    rc, out, err = run(capsys, "train", "--data", f"conllu:{work / 't.conllu'}", "--slack", "one", "--eps", "0.05",
+                       "--dev", "0.25", "--C-grid", "0.1,1", "--out", m, "--json")
+    assert rc == 130 and "Traceback" not in err
+    assert len(signal_as_fits_end) == 1
+    rows = [json.loads(ln) for ln in err.splitlines() if ln.startswith("{")]
+    assert [r["C"] for r in rows] == [0.1]
+    assert json.loads(out)["candidates"] == rows
+    assert mmprog.load(str(m)).params["C"] == 0.1
+    assert not os.path.exists(labeller_base(m) + ".json")
 
 
 def test_tag_on_empty_input_says_so_and_leaves_out_alone(work, tmp_path, capsys, monkeypatch):

@@ -245,3 +245,60 @@ def test_cli_sigint_writes_the_model_and_exits_130(tmp_path):
     rc = main(["train", "--data", "synthetic:seed=0,n_instances=400", "--eps", "1e-2", "--resume", str(ck),
                "--json"])
     assert rc == 0
+
+
+def test_a_signal_in_the_round_that_finishes_the_fit_stays_pending(monkeypatch):
+    """A signal that comes during the last round's separation, the one that finds nothing violated, cannot stop that
+    fit any more (its stopping rule certifies it first); it is not dropped with the fit's handlers either, so a C
+    path or a command still stops on it."""
+    from mmprog.engine import interrupts
+    from mmprog.engine.oracle import Oracle
+    ds = tiny(seed=3, n=30)
+    calls = {"n": 0, "signal_at": None}
+    separate = Oracle.separate
+
+    def counted_separate(self, w):
+        calls["n"] += 1
+        if calls["n"] == calls["signal_at"]:
+            os.kill(os.getpid(), signal.SIGINT)
+        return separate(self, w)
+
+    monkeypatch.setattr(Oracle, "separate", counted_separate)
+    full = mmprog.fit(ds, program="m3n", C=C, eps=EPS)
+    assert full.termination == "converged" and full.n_iter > 3
+    calls.update(signal_at=calls["n"], n=0)
+    interrupts.forget()
+    before = signal.getsignal(signal.SIGINT)
+    res = mmprog.fit(ds, program="m3n", C=C, eps=EPS)
+    # the fit is the uninterrupted one; the request outlived it
+    assert calls["n"] == calls["signal_at"]
+    assert res.termination == "converged" and res.n_iter == full.n_iter
+    np.testing.assert_array_equal(res.w, full.w)
+    assert interrupts.pending() == "SIGINT" and interrupts.requested() is None
+    assert signal.getsignal(signal.SIGINT) is before
+    # a later fit is not stopped by it (a library user's next fit): only callers that ask for pending() stop
+    calls["signal_at"] = None
+    again = mmprog.fit(ds, program="m3n", C=C, eps=EPS)
+    assert again.termination == "converged" and again.n_iter == full.n_iter
+    assert interrupts.pending() == "SIGINT"
+    interrupts.forget()
+    assert interrupts.pending() is None
+
+
+def test_a_probe_interrupted_by_ctrl_c_is_not_remembered_as_a_missing_solver(monkeypatch):
+    """Pyomo's output capture turns a KeyboardInterrupt in a solver's test solve into a RuntimeError; that is an
+    interruption (raised as one), not a verdict on the solver to cache."""
+    from mmprog.solvers import get_solver
+    solver = get_solver("highs")
+
+    def interrupted():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("Captured output does not match sys.stdout")
+
+    monkeypatch.setattr(solver, "_probe", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        solver.probe(refresh=True)
+    monkeypatch.undo()
+    assert solver.probe(refresh=True)          # the real test solve: HiGHS is there

@@ -146,7 +146,9 @@ def _ocr100(ds, folds, args):
     jobs stretch the wall time. SIGINT/SIGTERM ends the fit under way with its best point (its row is printed) and
     the protocol with it; returns the exit code (0, or 130 when interrupted)."""
     import mmprog
+    from ..engine import interrupts
     picks = ocr100_picks(folds)
+    interrupts.forget()
     print(f"\nOCR100: train on 100 words of fold k, test on the other 900 drawn words; load average "
           f"{os.getloadavg()[0]:.1f} at the start")
     p1_key = "l1m3n" if args.p1_algorithm == "factored" else "l1m3n/cutting_plane"
@@ -169,8 +171,9 @@ def _ocr100(ds, folds, args):
                 print(f"{program:>8} {C100:6g} {k:4d} {errs[-1]:8.4f} {times[-1]:7.1f} {cpus[-1]:7.1f} {res.n_iter:6d} "
                       f"{res.gap:8.1e} {res.primal_objective:10.4f} {res.upper_bound:10.4f}  {res.termination} "
                       f"(load {os.getloadavg()[0]:.1f})", flush=True)
-                if res.termination == "interrupted":
-                    # the signal was meant for the run, not for this one fit: stop here, the rows so far stand
+                if interrupts.pending():
+                    # the signal was meant for the run, not for this one fit (also when it came in the round that
+                    # finished the fit): stop here, the rows so far stand
                     print(f"interrupted during fold {k}: the remaining fits were not started", flush=True)
                     return 130
             print(f"{program:>8} {C100:6g} {'mean':>4} {np.mean(errs):8.4f} {np.mean(times):7.1f} {np.mean(cpus):7.1f}"

@@ -93,13 +93,84 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     try:
-        return _dispatch(argv, debug)
+        with _interrupts_outside_imports():
+            return _dispatch(argv, debug)
     except KeyboardInterrupt:
         if debug:
             raise
         # outside a fit (starting, loading data, evaluating): nothing to keep
         print("mmprog: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        from ..exceptions import caused_by_interrupt
+        if debug or not (caused_by_interrupt(e) or _SIGINT_SEEN):
+            raise
+        print("mmprog: interrupted", file=sys.stderr)
+        return 130
+
+
+# Set by the first SIGINT while a command runs (reset by main()): whatever a library makes of the KeyboardInterrupt,
+# the command then ends as interrupted (main, _dispatch).
+_SIGINT_SEEN = []
+
+
+def _importing(frame):
+    """Whether ``frame`` runs inside Python's import machinery (a module being imported, C extensions included) or
+    Pyomo's output capture (whose reader threads print a traceback when an interrupt lands in it)."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib") or name.endswith(("pyomo/common/tee.py", "pyomo\\common\\tee.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _interrupt_outside_imports(signum, frame):
+    """SIGINT while a command runs: KeyboardInterrupt, except inside an import, where it is asked again shortly.
+
+    An interrupt raised inside an import is not always a KeyboardInterrupt by the time it leaves it: a C extension
+    that imports a module of its own reports it as an ImportError (NumPy: "PyCapsule_Import could not import module
+    datetime"), which a ``try: import ... except ImportError`` then swallows, and the signal is lost."""
+    import signal
+    _SIGINT_SEEN.append(signum)
+    if _importing(frame):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    raise KeyboardInterrupt
+
+
+def _ask_again(signum, frame):
+    import os
+    import signal
+    if _importing(frame):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    # the SIGINT handler in force now decides: this module's, or a fit's (mmprog.engine.interrupts: a request)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+class _interrupts_outside_imports:
+    """While a command runs (from the main thread, with Python's own SIGINT handling in force): SIGINT is raised as
+    KeyboardInterrupt only outside imports (:func:`_interrupt_outside_imports`); the handlers are restored after."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.saved = None
+        _SIGINT_SEEN.clear()
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self.saved = (signal.signal(signal.SIGALRM, _ask_again),
+                          signal.signal(signal.SIGINT, _interrupt_outside_imports))
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        if self.saved is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGINT, self.saved[1])
+            signal.signal(signal.SIGALRM, self.saved[0])
+        return False
 
 
 def no_collection_at_exit():
@@ -118,14 +189,24 @@ def _dispatch(argv, debug):
     import logging
 
     from ..exceptions import EnvironmentFailure, MMProgError
-    from .common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL
+    from .common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED
     args = build_parser().parse_args(argv)
     try:
+        from ..engine import interrupts
         from ..engine.memory import keep_freed_memory
         # before any large array exists: large rounds otherwise pay the kernel to zero fresh pages (engine.memory)
         keep_freed_memory()
         logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+        interrupts.forget()             # a command run in-process after another starts with no signal pending
         rc = args.fn(args)
+        if not rc and (interrupts.pending() or _SIGINT_SEEN):
+            # the signal came while a fit was ending and the fit finished anyway, or a library swallowed the
+            # KeyboardInterrupt: the command did its work (a train has saved its model and stopped there,
+            # mmprog.cli.common.save_first) and says it was asked to stop
+            sig = interrupts.pending()
+            when = f" ({sig} during the last round of a fit that finished)" if sig else ""
+            print(f"mmprog: interrupted{when}", file=sys.stderr)
+            rc = EXIT_INTERRUPTED
         try:
             sys.stdout.flush()          # a full or closed standard output fails here, not at exit
         except OSError as e:
@@ -135,7 +216,10 @@ def _dispatch(argv, debug):
     except KeyboardInterrupt:
         raise
     except Exception as e:
-        if debug:
+        from ..exceptions import caused_by_interrupt
+        # an interruption that a library turned into another exception (or into a verdict such as "solver not
+        # found") is reported as the interruption it is, not as bad input or a defect
+        if debug or caused_by_interrupt(e) or _SIGINT_SEEN:
             raise
         if isinstance(e, EnvironmentFailure):
             return _fail(str(e), EXIT_ENVIRONMENT)

@@ -181,14 +181,23 @@ def long_run_options(args):
 
 def save_first(res, args, out, checkpoint):
     """Write ``--out`` before anything else can go wrong (an interrupted fit must leave its point on disk). Returns
-    :data:`EXIT_INTERRUPTED` after saying how to resume when the fit was interrupted, else None."""
+    :data:`EXIT_INTERRUPTED` after saying how to resume when the fit was interrupted, or that a signal came during
+    the round that finished it (:func:`mmprog.engine.interrupts.pending`), else None."""
     if args.out:
         out["saved"] = save_model(res, args.out, checkpoint)
     if checkpoint:
         from ..engine.checkpoint import path_of
         out["checkpoint"] = path_of(checkpoint)
+    from ..engine import interrupts
     if res.termination != "interrupted":
-        return None
+        if interrupts.pending() is None:
+            return None
+        # the signal came during the fit's last round: the fit finished, its model is kept, the rest is skipped
+        print(f"mmprog: {interrupts.pending()} received during the last round of the fit, which ended "
+              f"{res.termination!r}; " + (f"model saved to {out['saved']}" if args.out else
+                                          "no --out given, nothing saved"), file=sys.stderr)
+        print_result(out, args.json)
+        return EXIT_INTERRUPTED
     print(f"mmprog: interrupted after {res.n_iter} rounds; "
           + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved")
           + (f", resume with --resume {out['checkpoint']}" if checkpoint else ""), file=sys.stderr)

@@ -160,12 +160,13 @@ def run(args):
     else:
         res = mmprog.fit(ds, **kw)
     out = res.summary()
+    if trees:
+        out.update(info)                # the candidates are printed also when a signal stops the C path
     rc = save_first(res, args, out, long_run["checkpoint"])
     if rc is not None:
         return rc
     evaluate = res.evaluate
     if trees:
-        out.update(info)
         if labeller is not None and args.out:
             out["saved_labeller"] = labeller.save(parsing.labeller_base(args.out))
 
@@ -277,6 +278,7 @@ def select_C_text(corpus, args, fit_kw):
     scored on the held-out sentences by the task's F1; the best is returned (trained on the rest). Every C's row goes
     to stderr as it finishes and into ``candidates``."""
     from ..exceptions import ParameterError
+    from ..engine import interrupts
     from ..parsing import DEFAULT_C_GRID
     from ..tagging import fit_text, score_text
     train, held = (corpus, None) if args.dev is None else split_text(corpus, args.dev)
@@ -304,6 +306,8 @@ def select_C_text(corpus, args, fit_kw):
         print(json.dumps(row), file=sys.stderr, flush=True)
         if res.termination == "interrupted":
             return res, {"candidates": rows}
+        if interrupts.pending():        # the signal came in the round that finished this fit: no further C
+            break
         prev = res
     info = {"candidates": rows, "chosen_C": best.params["C"]}
     if held is not None:

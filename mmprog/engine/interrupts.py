@@ -6,6 +6,11 @@ phases (:func:`requested`): the round under way finishes or is abandoned cleanly
 with termination ``"interrupted"``. A second signal raises :class:`KeyboardInterrupt` at once (a solve stuck in C
 code is abandoned); the loop catches it and still returns the last solved master.
 
+A signal that comes during a fit's last round, which then ends ``converged`` (or by another rule before it reads the
+request), is not dropped when the fit returns: it stays :func:`pending` until :func:`forget` is called, so that a
+caller running several fits (a C path) stops after the one under way, and a command writes its outputs and exits
+130 as the signal asked.
+
 Handlers can only be installed from the main thread; elsewhere (a fit inside a worker thread) signals keep their
 default behaviour and :func:`requested` stays False.
 """
@@ -19,7 +24,7 @@ import threading
 log = logging.getLogger("mmprog.engine.interrupts")
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-_state = {"depth": 0, "signal": None}
+_state = {"depth": 0, "signal": None, "pending": None}
 
 
 def requested():
@@ -27,11 +32,25 @@ def requested():
     return _state["signal"]
 
 
+def pending():
+    """The name of the signal received during a fit since the last :func:`forget`, or None.
+
+    Unlike :func:`requested` it outlives the fit: it is how a signal that arrived while a fit was ending (the fit
+    returned ``converged``, not ``interrupted``) still stops the caller's next fit and the command."""
+    return _state["pending"]
+
+
+def forget():
+    """Clear :func:`pending`: a caller starting a sequence of fits (a command, a C path) is not stopped by a signal
+    that an earlier, finished sequence received."""
+    _state["pending"] = None
+
+
 def _handler(signum, frame):
     name = signal.Signals(signum).name
     if _state["signal"] is not None:
         raise KeyboardInterrupt(f"second {name}: abandoning the round under way")
-    _state["signal"] = name
+    _state["signal"] = _state["pending"] = name
     log.warning("%s received: finishing the current round, then returning the best point so far "
                 "(send it again to abandon the round)", name)
 
@@ -39,7 +58,8 @@ def _handler(signum, frame):
 @contextlib.contextmanager
 def catch_interrupts():
     """Turn SIGINT and SIGTERM into a request the fit honours at its next phase boundary (re-entrant: nested uses
-    share the outermost handlers and flag)."""
+    share the outermost handlers and flag). The request is cleared when the outermost use exits; it stays
+    :func:`pending` past it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

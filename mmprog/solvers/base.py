@@ -40,7 +40,7 @@ import weakref
 
 import numpy as np
 
-from ..exceptions import SolverError, SolverUnavailable, check_param
+from ..exceptions import SolverError, SolverUnavailable, caused_by_interrupt, check_param
 
 # the package's name, as before the back ends moved into their own modules
 logger = logging.getLogger("mmprog.solvers")
@@ -401,6 +401,8 @@ class Solver:
                 with LoggingIntercept(io.StringIO(), "pyomo"):
                     self._probe_report = self._probe()
             except Exception as exc:  # a probe must never crash the caller: report why instead
+                if caused_by_interrupt(exc):        # Ctrl-C during the probe: the solver may well work
+                    raise KeyboardInterrupt(str(exc)) from exc
                 self._probe_report = AvailabilityReport(
                     Availability.NotFound, f"{self.name} failed its test solve: {one_line_message(exc)}; {self.install}")
         return self._probe_report
