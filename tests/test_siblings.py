@@ -150,8 +150,10 @@ def test_fit_save_load_round_trip(tmp_path):
     assert all(np.array_equal(a, b) for a, b in zip(back.predict(train), pred))
 
 
-@pytest.mark.parametrize("templates", [["sc/mc", "sw/mw", "hc/sc/mc", "ss/mw"], None])
-def test_compiled_sibling_scores_are_the_feature_rows_scores(templates):
+@pytest.mark.parametrize("dense_limit", [0, None])
+@pytest.mark.parametrize("templates", [["sc/mc", "sw/mw", "hc/sc/mc", "ss/mw"], None,
+                                       ["hc/mc", "hw/sc/mw", "mc/hs/sc", "sw/mw", "hc/hw/sc/mc"]])
+def test_compiled_sibling_scores_are_the_feature_rows_scores(templates, dense_limit):
     """sibling_scores (compiled: keys and look-ups fused over the O(n³) triples, the h-free templates' scores
     computed once per (s, m)) against the feature path (_sib_keys, _lookup: what joint_features and ΔF are built
     from, itself checked against strings above): at every usable triple (s = h or strictly between h and m) the
@@ -166,7 +168,7 @@ def test_compiled_sibling_scores_are_the_feature_rows_scores(templates):
     unseen = 0
     for i in range(len(test)):
         n = int(P.lengths[i])
-        got = fm.sibling_scores(w, P, i)
+        got = fm.sibling_scores(w, P, i, fm.dense_scores(w, dense_limit))
         want = np.zeros_like(got)
         for h in range(n + 1):
             for m in range(1, n + 1):
@@ -182,3 +184,7 @@ def test_compiled_sibling_scores_are_the_feature_rows_scores(templates):
                             want[h, s, m] += ws[pos]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert unseen > 0
+    # the route taken: binary search for every h-template (limit 0), dense tables for the small ones (default)
+    off, _ = fm.dense_scores(w, dense_limit)
+    h_templates = [j for j, t in enumerate(fm._sib) if any(who == "h" for who, _ in t.atoms)]
+    assert h_templates and all((off[j] >= 0) == (dense_limit is None) for j in h_templates)

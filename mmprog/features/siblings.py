@@ -106,8 +106,37 @@ def _sib_find(key, j, keys, k_ptr):
     return a0 if a0 < k_ptr[j + 1] and keys[a0] == key else -1
 
 
+#: Largest key space (entries of float64) of a template with an h-atom scored from a dense table (:func:`dense_scores`):
+#: the POS-only templates (``hc/sc/mc``: 48³·2 keys on UD) fit many times over, a template with a word atom does not.
+DENSE_LIMIT = 4_000_000
+
+
 @njit(cache=True, nogil=True)
-def sibling_table(n, base, ids, who, row, radix, t_ptr, keys, k_ptr, ws, out):
+def dense_scores(who, radix, t_ptr, keys, k_ptr, ws, limit):
+    """Dense score tables of the templates with an h-atom whose key space has at most ``limit`` entries:
+    D[off[j] + key] = w_sib at template j's feature with that key, 0 for a key that is no feature; off[j] = −1 for
+    the other templates (looked up by binary search). Built once per w in O(keys + table), read once per triple."""
+    nt = t_ptr.shape[0] - 1
+    off = np.full(nt, -1, dtype=np.int64)
+    size = 0
+    for j in range(nt):
+        span, has_h = 2, False
+        for a in range(t_ptr[j], t_ptr[j + 1]):
+            span *= radix[a]
+            has_h = has_h or who[a] == 0
+        if has_h and span <= limit - size:
+            off[j] = size
+            size += span
+    D = np.zeros(size)
+    for j in range(nt):
+        if off[j] >= 0:
+            for q in range(k_ptr[j], k_ptr[j + 1]):
+                D[off[j] + keys[q]] = ws[q]
+    return off, D
+
+
+@njit(cache=True, nogil=True)
+def sibling_table(n, base, ids, who, row, radix, t_ptr, keys, k_ptr, ws, out, off, D):
     """out[h, s, m] += w_sibᵀ f_sib(x, h, s, m) over the usable triples of one sentence: m = 1..n, h ≠ m, s = h (m is
     h's first child on its side) or lo < s < hi (lo, hi = min, max of h, m).
 
@@ -115,7 +144,9 @@ def sibling_table(n, base, ids, who, row, radix, t_ptr, keys, k_ptr, ws, out):
     binary search in its sorted keys (``keys[k_ptr[j]:k_ptr[j+1]]``; ``ws`` the sibling part of w in that
     order). A template without an h-atom reads h only through the direction and the first-child flag, and for s
     strictly between h and m the direction is m > s: its scores are O(n²) numbers, A[s, m] and F[m, direction],
-    looked up once instead of once per triple (all but two of the ``mp06`` templates).
+    looked up once instead of once per triple (all but two of the ``mp06`` templates). A template with an h-atom
+    and a small key space is read from its dense table (``off``, ``D``: :func:`dense_scores`) at its key, without
+    the binary search that was most of the per-triple time.
     """
     nt = t_ptr.shape[0] - 1
     has_h = np.zeros(nt, dtype=np.bool_)
@@ -150,10 +181,14 @@ def sibling_table(n, base, ids, who, row, radix, t_ptr, keys, k_ptr, ws, out):
                 total = F[m, right] if q == 0 else A[s, m]
                 for j in range(nt):
                     if has_h[j]:
-                        pos = _sib_find(_sib_key(j, h, s, m, q == 0, right, base, ids, who, row, radix, t_ptr), j,
-                                        keys, k_ptr)
-                        if pos >= 0:
-                            total += ws[pos]
+                        key = _sib_key(j, h, s, m, q == 0, right, base, ids, who, row, radix, t_ptr)
+                        if off[j] >= 0:
+                            if key >= 0:
+                                total += D[off[j] + key]
+                        else:
+                            pos = _sib_find(key, j, keys, k_ptr)
+                            if pos >= 0:
+                                total += ws[pos]
                 out[h, s, m] += total
 
 
@@ -309,14 +344,22 @@ class SiblingFeatureMap:
         P.data.update(sib_base=base, sib_ids=ids)
         return P
 
-    def sibling_scores(self, w, prepared, i):
+    def dense_scores(self, w, limit=None):
+        """(off, D) of :func:`dense_scores` for ``w`` (``limit`` default :data:`DENSE_LIMIT`; 0: no dense table)."""
+        ws = np.asarray(w, dtype=np.float64)[self.n_arc_features:]
+        _, who, _, radix, t_ptr = self._table_spec()
+        return dense_scores(who, radix, t_ptr, self._keys_flat, self._offsets, ws,
+                            DENSE_LIMIT if limit is None else int(limit))
+
+    def sibling_scores(self, w, prepared, i, dense=None):
         """sib[h, s, m] = w_sibᵀ f_sib(x_i, h, s, m) for every usable triple of sentence i (s = h, or s strictly
         between h and m), 0 elsewhere, (n+1, n+1, n+1).
 
         Compiled (:func:`sibling_table`): the O(n³) triples are keyed and looked up in one loop. The numpy
         version (a meshgrid of the triples, then per template their keys and a binary search) was most of the
         second-order oracle's time; the keys are the same as :meth:`_sib_keys` builds for the feature rows (a test
-        compares every triple's score with w against those rows).
+        compares every triple's score with w against those rows). ``dense``: :meth:`dense_scores` of this ``w``
+        (built here when not given; a pass over many sentences builds it once).
         """
         n = int(prepared.lengths[i])
         ws = np.asarray(w, dtype=np.float64)[self.n_arc_features:]     # the keys' positions are in this part
@@ -329,7 +372,9 @@ class SiblingFeatureMap:
                 [np.asarray(prepared.data["sib_ids"][f], np.int64) for f in spec[0]]))
         ids = seen[1]
         out = np.zeros((n + 1, n + 1, n + 1))
-        sibling_table(n, int(prepared.data["sib_base"][i]), ids, *spec[1:], self._keys_flat, self._offsets, ws, out)
+        off, D = self.dense_scores(w) if dense is None else dense
+        sibling_table(n, int(prepared.data["sib_base"][i]), ids, *spec[1:], self._keys_flat, self._offsets, ws, out,
+                      off, D)
         return out
 
     def _table_spec(self):
@@ -358,10 +403,11 @@ class SiblingFeatureMap:
         mats = self.arcs.scores(w[:self.n_arc_features], prepared, idx)
         T = int(prepared.lengths[idx].max()) if idx.shape[0] else 0
         out = np.full((idx.shape[0], T + 1), -1, dtype=np.int64)
+        dense = self.dense_scores(w)
         for k, (S, i) in enumerate(zip(mats, idx)):
             if loss_augmented:
                 S = loss_augment_arcs(S, prepared.gold[i, :S.shape[0]], weight=loss_weight)
-            heads = eisner2(S, self.sibling_scores(w, prepared, i))
+            heads = eisner2(S, self.sibling_scores(w, prepared, i, dense))
             out[k, :heads.shape[0]] = heads
         out[:, 0] = -1
         return out
