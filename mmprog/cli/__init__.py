@@ -12,6 +12,7 @@ in :mod:`mmprog.cli.common`.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 # Only the standard library is imported here, and KeyboardInterrupt is caught from the first line of main(); between
@@ -109,7 +110,7 @@ def main(argv=None):
         return 130
 
 
-# Set by the first SIGINT while a command runs (reset by main()): whatever a library makes of the KeyboardInterrupt,
+# Set by a SIGINT while a command runs outside a fit (cleared when the next command starts): whatever a library makes of the KeyboardInterrupt,
 # the command then ends as interrupted (main, _dispatch).
 _SIGINT_SEEN = []
 
@@ -149,28 +150,24 @@ def _ask_again(signum, frame):
     os.kill(os.getpid(), signal.SIGINT)
 
 
-class _interrupts_outside_imports:
+@contextlib.contextmanager
+def _interrupts_outside_imports():
     """While a command runs (from the main thread, with Python's own SIGINT handling in force): SIGINT is raised as
     KeyboardInterrupt only outside imports (:func:`_interrupt_outside_imports`); the handlers are restored after."""
-
-    def __enter__(self):
-        import signal
-        import threading
-        self.saved = None
-        _SIGINT_SEEN.clear()
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            self.saved = (signal.signal(signal.SIGALRM, _ask_again),
-                          signal.signal(signal.SIGINT, _interrupt_outside_imports))
-        return self
-
-    def __exit__(self, *exc):
-        import signal
-        if self.saved is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGINT, self.saved[1])
-            signal.signal(signal.SIGALRM, self.saved[0])
-        return False
+    import signal
+    import threading
+    _SIGINT_SEEN.clear()
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    saved = signal.signal(signal.SIGALRM, _ask_again), signal.signal(signal.SIGINT, _interrupt_outside_imports)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGINT, saved[1])
+        signal.signal(signal.SIGALRM, saved[0])
 
 
 def no_collection_at_exit():
