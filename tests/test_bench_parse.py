@@ -47,6 +47,22 @@ def test_bench_runs_mmprog_on_a_slice_and_records_its_certificates(tmp_path, cap
     assert row["chosen"] in ("mcdonald05 C=0.01", "mcdonald05 C=0.1") and row["parser_train_seconds"] > 0
 
 
+def test_bench_records_how_many_templates_mtl_switches_off(tmp_path):
+    """Issue 40's MTL row: the bench records the templates MTL drove below the paper's threshold beside the scores
+    (the count the fit's summary gives, itself checked against the weights in test_mtl.py)."""
+    import json
+
+    from mmprog.bench.parse import main
+    if not (DATA / "ud_swedish_talbanken").exists():
+        pytest.skip("the shared Talbanken files are not available")
+    rec = tmp_path / "parse.json"
+    assert main(["--task", "talbanken", "--limit", "40", "--skip", "udpipe", "--data-root", str(DATA),
+                 "--mmprog-args", "--program mtl --eps 1 --drop-after 10 --arc-templates mcdonald05",
+                 "--record", str(rec)]) == 0
+    row, = json.loads(rec.read_text())["rows"]
+    assert 0 <= row["templates_removed"] < row["templates"] and 0 < row["uas"] <= 100
+
+
 def test_bench_labeller_scores_certified_labellers_on_the_dev_gold_trees(tmp_path):
     """A smoke run of ``bench labeller`` (40 training sentences): one row per view set, each a certified bcfw fit,
     and its dev label accuracy is that of the saved rows' own labeller recomputed here."""

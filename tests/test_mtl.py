@@ -276,6 +276,10 @@ def test_noise_templates_are_switched_off():
     assert all(mu[f"noise{j}"] <= 1e-5 for j in range(8)), mu
     assert mu["inf0"] > 1e-2 and mu["inf1"] > 1e-2
     assert res.templates_removed >= 8
+    # what mmprog train prints and bench parse records: the count of the weights below the paper's threshold
+    summary = res.summary()
+    assert summary["n_templates"] == len(names) + 1
+    assert summary["templates_removed"] == sum(v <= 1e-5 for v in mu.values())
     # the switched-off templates carry no weight at all in w
     blocks = res.weights()["state"]
     assert np.abs(blocks[2:]).max() <= 1e-5 * np.abs(blocks[:2]).max()
