@@ -408,7 +408,7 @@ class Result(Predictor):
                 "upper_bound": finite(self.upper_bound), "timings": self.timings,
                 "nonzero_weights": int(np.count_nonzero(np.abs(self.w) > 1e-8)),
                 **({"master_solve": self.master_solve} if self.master_solve else {}),
-                # MTL / p-block: how many of the templates the fit switched off (Mao & Tsang's section 3.3 count)
+                # MTL: how many of the templates the fit switched off (Mao & Tsang's section 3.3 count)
                 **({"n_templates": len(self.extra["template_weights"]),
                     "templates_removed": int(self.extra["templates_removed"])}
                    if "templates_removed" in self.extra else {})}

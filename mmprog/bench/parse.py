@@ -116,7 +116,7 @@ def run_mmprog(train, test, mmprog_args, folder):
            "n_iter": summary.get("n_iter"), "termination": summary.get("termination"), "gap": summary.get("gap"),
            "n_features": parser.fmap.dim, "templates": len(parser.fmap.group_names)}
     if "templates_removed" in summary:
-        # MTL / p-block: the templates whose weight the fit drove below the paper's threshold (switched off)
+        # MTL: the templates whose weight the fit drove below the paper's threshold (switched off)
         row["templates_removed"] = summary["templates_removed"]
     lab = summary.get("labeller")
     if lab:
