@@ -309,6 +309,14 @@ def parse_stream(parser, labeller, stream, source, out, dialect="conllu", score=
 DEFAULT_C_GRID = (0.1, 0.3, 1.0)
 
 
+def dev_fraction(dev):
+    """``--dev`` as a held-out fraction (a float), or None when it names a data spec (or is None)."""
+    try:
+        return None if dev is None else float(dev)
+    except (TypeError, ValueError):
+        return None
+
+
 def split_dev(dataset, dev, load=None, accepts=None, what="dependency data; give a conllu:/conllx: file"):
     """(train, dev) from ``dev``: None (no dev), a fraction in (0, 1) (the last sentences of ``dataset``, taken
     in file order) or a data spec loaded by ``load``, which ``accepts(held)`` must take (default: a
@@ -316,10 +324,7 @@ def split_dev(dataset, dev, load=None, accepts=None, what="dependency data; give
     from .datasets.base import TreeDataset
     if dev is None:
         return dataset, None
-    try:
-        frac = float(dev)
-    except (TypeError, ValueError):
-        frac = None
+    frac = dev_fraction(dev)
     if frac is None:
         held = load(dev)
         if not (accepts or (lambda d: isinstance(d, TreeDataset)))(held):
@@ -364,15 +369,10 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
         The chosen parser and every candidate's row.
     """
     from .engine import interrupts
-    from .features.arcs import ArcFeatureMap
     rows, best, best_score = [], None, -1.0
     interrupts.forget()                 # only a signal during these fits stops them
     for preset in presets:
-        if second_order:
-            from .features.siblings import SiblingFeatureMap
-            fmap = SiblingFeatureMap(preset).fit(train)
-        else:
-            fmap = ArcFeatureMap(preset, projective=projective).fit(train)
+        fmap = parser_features(preset, train, projective, second_order)
         if len(Cs) > 1:
             fmap.hold(train)          # the arc matrix of the training set is built once for every C
         try:
@@ -385,6 +385,37 @@ def select_parser(train, dev, presets, Cs, fit_kwargs, report=None, projective=F
         if interrupts.pending():        # the signal came as a fit finished: the candidates so far stand
             break
     return best, rows
+
+
+def parser_features(preset, train, projective=False, second_order=False):
+    """The parser's feature map of arc template preset ``preset`` fitted on ``train``: arcs (Chu-Liu-Edmonds, or
+    Eisner with ``projective``), or arcs and adjacent siblings with ``second_order``."""
+    from .features.arcs import ArcFeatureMap
+    if second_order:
+        from .features.siblings import SiblingFeatureMap
+        return SiblingFeatureMap(preset).fit(train)
+    return ArcFeatureMap(preset, projective=projective).fit(train)
+
+
+def refit_parser(dataset, rows, fit_kwargs, report=None, projective=False, second_order=False):
+    """The candidate of best dev UAS (without punctuation; the first of equals, as :func:`select_parser` keeps it)
+    trained again on the whole of ``dataset``: with ``--dev FRACTION`` the dev sentences are part of the training
+    file, and the chosen parser need not do without them (scikit-learn's ``refit``). Cold-started: the
+    candidates' cuts were found on the other sentences. Returns (result, its row)."""
+    import time
+
+    import mmprog
+    chosen = max((r for r in rows if "dev_uas_no_punct" in r), key=lambda r: r["dev_uas_no_punct"])
+    fmap = parser_features(chosen["templates"], dataset, projective, second_order)
+    kw = {k: v for k, v in fit_kwargs.items() if k != "resume"}
+    t0 = time.perf_counter()
+    res = mmprog.fit(dataset, feature_map=fmap, C=chosen["C"], **kw)
+    row = {"refit_sentences": len(dataset), "templates": chosen["templates"], "C": chosen["C"],
+           "termination": res.termination, "n_iter": res.n_iter, "gap": res.gap,
+           "seconds": round(time.perf_counter() - t0, 1)}
+    if report is not None:
+        report(row)
+    return res, row
 
 
 def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score, report):
@@ -421,7 +452,7 @@ def _candidates(train, dev, preset, fmap, Cs, fit_kwargs, rows, best, best_score
 
 
 def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_grid=None, label_C=None,
-                   labels=True, report=None, projective=False, second_order=False):
+                   labels=True, report=None, projective=False, second_order=False, refit=True):
     """What ``mmprog train`` does with dependency data: choose and train the parser, then the labeller.
 
     Parameters
@@ -431,7 +462,8 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         :func:`mmprog.fit` keywords of the command (``C`` among them: the single C without ``dev``).
     dev : str, optional
         A data spec or a fraction of ``dataset`` held out (:func:`split_dev`); the parser (C in ``C_grid``, preset
-        in ``templates``) is chosen by dev UAS and trained on the rest.
+        in ``templates``) is chosen by dev UAS among parsers trained on the rest; with a fraction and ``refit``,
+        the chosen one is then trained on the whole of ``dataset`` (:func:`refit_parser`), and so is the labeller.
     load : callable
         Loads a data spec (for ``dev``).
     templates : str, optional
@@ -448,11 +480,14 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
         Projective parser (Eisner) instead of Chu-Liu-Edmonds (:func:`select_parser`).
     second_order : bool
         Arc and adjacent-sibling factors, projective (:func:`select_parser`).
+    refit : bool
+        With ``dev`` a fraction: train the chosen parser and the labeller on all of ``dataset`` (default), instead
+        of keeping those trained without the dev sentences.
 
     Returns
     -------
     (Result, Result or None, dict)
-        Parser, labeller, and ``{"candidates": rows, "dev_sentences": k}`` to print.
+        Parser, labeller, and ``{"candidates": rows, "dev_sentences": k, "refit": row}`` to print.
     """
     import time
     kw = dict(fit_kwargs)
@@ -470,9 +505,13 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     info = {"candidates": rows}
     if held is not None:
         info["dev_sentences"] = len(held)
+    from .engine import interrupts
+    if (refit and held is not None and dev_fraction(dev) is not None and parser.termination != "interrupted"
+            and not interrupts.pending()):
+        parser, info["refit"] = refit_parser(dataset, rows, kw, report, projective, second_order)
+        train = dataset
     labeller = None
     has_rels = any(r != "_" for s in train.sentences for r in s.get("deprel", ()))
-    from .engine import interrupts
     if labels and has_rels and not interrupts.pending():          # asked to stop: the parser alone is kept
         lab_kw = {k: kw[k] for k in ("time_limit", "solve_time_limit") if kw.get(k) is not None}
         t0 = time.perf_counter()

@@ -135,17 +135,25 @@ def test_train_chooses_C_on_held_out_text(tmp_path, capsys):
     train = tmp_path / "train.txt"
     _write(train, _sentences(60, 0))
     rc = main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "ner", "--dev", "0.25",
-               "--C-grid", "0.3,0.1,1", "--json"])
+               "--C-grid", "0.3,0.1,1", "--json", "--out", str(tmp_path / "chosen")])
     out = capsys.readouterr()
     assert rc == 0, out.err
     summary = json.loads(out.out)
     rows = summary["candidates"]
     assert [r["C"] for r in rows] == [0.1, 0.3, 1.0]
-    assert [json.loads(line)["C"] for line in out.err.strip().splitlines()[-3:]] == [0.1, 0.3, 1.0]
+    printed = [json.loads(line) for line in out.err.strip().splitlines()[-4:]]
+    assert [r["C"] for r in printed[:3]] == [0.1, 0.3, 1.0] and printed[3] == summary["refit"]
     assert [r["warm_start"] for r in rows] == [False, True, True]
-    assert all(r["termination"] == "converged" and r["gap"] <= 1e-2 for r in rows)
+    assert all(r["termination"] == "converged" and r["gap"] <= 1e-2 for r in rows + [summary["refit"]])
     best = max(rows, key=lambda r: r["dev_f1"])
     assert summary["chosen_C"] == best["C"] == summary["params"]["C"] and summary["dev_sentences"] == 15
+    # the chosen C trained again on all 60 sentences: the model a fit of the whole file at that C gives
+    assert summary["refit"]["refit_sentences"] == 60 and summary["refit"]["C"] == best["C"]
+    assert main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "ner", "--C",
+                 str(best["C"]), "--json", "--out", str(tmp_path / "whole")]) == 0
+    capsys.readouterr()
+    np.testing.assert_array_equal(mmprog.load(str(tmp_path / "chosen.json")).w,
+                                  mmprog.load(str(tmp_path / "whole.json")).w)
     rc = main(["train", "--data", f"conll:{train},columns=form/pos/ne", "--templates", "ner", "--dev", "0.25",
                "--C", "1"])
     assert rc == 2 and "--C" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import pytest
 import mmprog
 from mmprog.cli import main
 from mmprog.datasets import load_conllu
+from mmprog.features.arcs import ArcFeatureMap
 from mmprog.parsing import labeller_base, labelled_scores, predict_relations
 
 
@@ -69,8 +70,10 @@ def model(tmp_path_factory):
 
 def test_train_chooses_c_on_dev_and_saves_the_labeller(model):
     m, train, rows, summary = model
-    assert [r["C"] for r in rows] == [0.1, 1.0] and all(0 <= r["dev_uas"] <= 1 for r in rows)
+    cands = [r for r in rows if "refit_sentences" not in r]
+    assert [r["C"] for r in cands] == [0.1, 1.0] and all(0 <= r["dev_uas"] <= 1 for r in cands)
     assert all(r["gap"] >= 0 for r in rows)
+    assert cands == summary["candidates"] and rows[-1] == summary["refit"]
     # the labeller's own certificate is reported beside the parser's
     lab_run = summary["labeller"]
     assert lab_run["C"] == 0.1 and lab_run["gap"] >= 0 and lab_run["termination"] in ("converged", "eps", "max_iter")
@@ -146,6 +149,30 @@ def test_output_may_not_be_the_input(model, tmp_path, capsys):
     raw.write_bytes(RAW.encode())
     assert main(["parse", "--model", m, "--data", f"conllu:{raw}", "--out", str(raw)]) == 2
     assert raw.read_bytes() == RAW.encode()
+
+
+def test_a_held_out_fraction_chooses_c_and_the_whole_file_trains_it(model, tmp_path, capsys):
+    """--dev 0.25 picks C on the last quarter, then the saved parser is that C trained on all 40 sentences: the
+    same w as a fit of the whole file at that C without --dev; --no-refit keeps the candidate trained on 30."""
+    m, train, rows, summary = model
+    best = max(summary["candidates"], key=lambda r: r["dev_uas_no_punct"])
+    assert summary["refit"]["refit_sentences"] == 40 and summary["refit"]["C"] == best["C"]
+    whole = str(tmp_path / "whole")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--C", str(best["C"]),
+                 "--out", whole, "--json"]) == 0
+    capsys.readouterr()
+    saved = mmprog.load(m + ".json")
+    np.testing.assert_allclose(saved.w, mmprog.load(whole + ".json").w, rtol=0, atol=1e-9)
+    part = str(tmp_path / "part")
+    assert main(["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--dev", "0.25",
+                 "--C-grid", "0.1,1", "--no-refit", "--out", part, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "refit" not in out
+    # the kept candidate's features are those of the first 30 sentences (the refit's, of all 40, are more)
+    ds = load_conllu(str(train))
+    dims = [ArcFeatureMap("mcdonald05").fit(d).dim for d in (ds[np.arange(30)], ds)]
+    assert dims[0] < dims[1]
+    assert mmprog.load(part + ".json").fmap.dim == dims[0] and saved.fmap.dim == dims[1]
 
 
 def test_split_dev_and_selection_errors(tmp_path):

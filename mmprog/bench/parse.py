@@ -123,9 +123,14 @@ def run_mmprog(train, test, mmprog_args, folder):
         # the labeller is a certified fit of its own: its C, how it ended and its relative gap
         row.update(labeller_C=lab["C"], labeller_termination=lab["termination"], labeller_gap=lab["gap"],
                    labeller_seconds=lab.get("seconds"))
-    # seconds of the parser's candidates (every C tried on the dev data), the rest is set-up and the labeller
-    row["parser_train_seconds"] = round(sum(c.get("seconds", 0.0) for c in summary.get("candidates") or []), 1)
+    # seconds of the parser's candidates (every C tried on the dev data) and of the chosen one's refit on the whole
+    # training file (--dev FRACTION); the rest is set-up and the labeller
     cands = summary.get("candidates") or []
+    refit = summary.get("refit")
+    row["parser_train_seconds"] = round(sum(c.get("seconds", 0.0) for c in cands + ([refit] if refit else [])), 1)
+    if refit:
+        # n_iter, termination and gap above are the refit's (the parser saved)
+        row.update(refit_sentences=refit["refit_sentences"], refit_seconds=refit["seconds"])
     if len(cands) > 1:
         # model selection on the dev data: every candidate's dev UAS (no punctuation) and the chosen one
         row["dev_uas_no_punct_by_candidate"] = "; ".join(

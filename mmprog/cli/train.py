@@ -21,7 +21,9 @@ def add_arguments(p):
     p.add_argument("--dev", default=None, metavar="SPEC|FRACTION", help="choose C (--C-grid) on this data spec or "
                    "held-out fraction of --data (its last sentences): by UAS for dependency data (and "
                    "--arc-templates), by the task's F1 (chunks, entities) or token accuracy for token text "
-                   "(--templates); the chosen C is then trained on the rest")
+                   "(--templates); with a fraction, the chosen C is then trained on all of --data (see --no-refit)")
+    p.add_argument("--no-refit", dest="refit", action="store_false", help="with --dev FRACTION: keep the fit of "
+                   "the chosen C made without the held-out sentences, instead of training it again on all of --data")
     p.add_argument("--C-grid", default=None, type=lambda v: [float(c) for c in v.split(",")], metavar="C1,C2,...",
                    help="with --dev: the C to try (default 0.1,0.3,1); every C's dev score is printed")
     p.add_argument("--route", default="auto", choices=["auto", "cutting-plane", "bcfw"],
@@ -150,7 +152,7 @@ def run(args):
         from .. import parsing
         res, labeller, info = parsing.train_treebank(
             ds, kw, dev=args.dev, load=load_data, templates=args.arc_templates, C_grid=args.C_grid,
-            projective=args.projective, second_order=args.second_order,
+            projective=args.projective, second_order=args.second_order, refit=args.refit,
             report=lambda row: print(json.dumps(row), file=sys.stderr))
     elif args.dev or args.arc_templates or args.C_grid or args.projective or args.second_order:
         from ..exceptions import ParameterError
@@ -275,11 +277,12 @@ def split_text(corpus, dev):
 def select_C_text(corpus, args, fit_kw):
     """``--dev``/``--C-grid`` on token text: one fit per C (increasing, each warm-started from the previous one:
     bcfw's α scaled to the next C, or the cutting plane's master seeded with the previous master's active cuts),
-    scored on the held-out sentences by the task's F1; the best is returned (trained on the rest). Every C's row goes
-    to stderr as it finishes and into ``candidates``."""
+    scored on the held-out sentences by the task's F1; the best is returned, trained again on the whole corpus when
+    ``--dev`` is a fraction (unless ``--no-refit``: :func:`mmprog.parsing.refit_parser` says why). Every C's row
+    goes to stderr as it finishes and into ``candidates`` (the refit into ``refit``)."""
     from ..exceptions import ParameterError
     from ..engine import interrupts
-    from ..parsing import DEFAULT_C_GRID
+    from ..parsing import DEFAULT_C_GRID, dev_fraction
     from ..tagging import fit_text, score_text
     train, held = (corpus, None) if args.dev is None else split_text(corpus, args.dev)
     Cs = sorted(args.C_grid or DEFAULT_C_GRID)
@@ -312,4 +315,13 @@ def select_C_text(corpus, args, fit_kw):
     info = {"candidates": rows, "chosen_C": best.params["C"]}
     if held is not None:
         info["dev_sentences"] = len(held)
+    if held is not None and args.refit and dev_fraction(args.dev) is not None and not interrupts.pending():
+        # the held-out sentences are part of the training file: the chosen C is trained on all of it (cold: the
+        # candidates' working sets belong to the other sentences)
+        t0 = time.perf_counter()
+        best = fit_text(corpus, C=info["chosen_C"], **{k: v for k, v in fit_kw.items() if k != "resume"})
+        info["refit"] = {"refit_sentences": len(corpus), "C": info["chosen_C"], "route": best.route,
+                         "termination": best.termination, "gap": best.gap, "n_iter": best.n_iter,
+                         "seconds": round(time.perf_counter() - t0, 1)}
+        print(json.dumps(info["refit"]), file=sys.stderr, flush=True)
     return best, info
