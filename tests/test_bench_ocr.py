@@ -40,3 +40,28 @@ def test_a_signal_during_a_fold_ends_the_protocol(monkeypatch, capsys):
     row = [line for line in out.splitlines() if line.split()[:1] == ["l1m3n"]]
     assert len(row) == 1 and "interrupted" in row[0] and row[0].split()[2] == "0"
     assert "interrupted during fold 0: the remaining fits were not started" in out
+
+
+def test_the_taskar_split_rows_of_both_separation_points_bound_one_optimum(tmp_path, capsys):
+    """``bench ocr --eps 0.1``: one mmprog row per separation point (Kelley's, and in-out stabilised), each a fit of
+    P0 on fold 0 in a child process. Both bracket the same program's optimum, so each row's master optimum (a lower
+    bound) lies below the other's full objective at its w (an upper bound); the ε rule ended both."""
+    import json
+    from pathlib import Path
+
+    import pytest
+
+    from mmprog.bench.ocr import main
+    from mmprog.datasets.registry import default_data_root
+    path = Path(os.environ.get("MMPROG_DATA") or default_data_root()) / "ocr_letters" / "letters.npz"
+    if not path.exists():
+        pytest.skip(f"shared data absent: {path}")
+    rec = tmp_path / "ocr.json"
+    assert main(["--path", str(path), "--eps", "0.1", "--record", str(rec)]) == 0
+    rows = json.loads(rec.read_text())["rows"]
+    assert [r["setting"] for r in rows] == ["eps=0.1 one-slack oracle=serial",
+                                            "eps=0.1 one-slack in-out oracle=serial"]
+    for r in rows:
+        assert r["termination"] in ("eps", "converged") and r["objective"] <= r["upper"]
+    assert max(r["objective"] for r in rows) <= min(r["upper"] for r in rows)
+    assert "separation: in-out" in capsys.readouterr().out

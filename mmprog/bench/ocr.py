@@ -6,6 +6,9 @@ same invocation on the same training words and C (``-c 100 -e EPS --t 1 --e 0``:
 of the current token, the chain map mmprog uses), and both tools are measured the same way: each fit runs in a
 child process whose wall time, CPU time (user + system, its worker processes included) and peak resident memory are
 read from the operating system when it ends. Without the flag the table shows SVM^hmm's recorded figures and says so.
+mmprog runs twice per ε (``--stabilise``): separating at the master's optimum (Kelley's method, as SVM^hmm does),
+and in-out stabilised (separating between the best point so far and the master's, ``stabilise="in-out"``); both stop
+by the same ε test at the master's point.
 SVM^hmm is non-commercial software: mmprog never ships, downloads or builds it.
 
 OCR100 (``--ocr100``): 100 words drawn from each of the 10 folds; for each fold k train on its 100 words and test on
@@ -102,8 +105,9 @@ def _child(args):
     folds = np.asarray(ds.fold_ids)
     tr, te = ds[np.nonzero(folds == 0)[0]], ds[np.nonzero(folds != 0)[0]]
     t = time.perf_counter()
+    stab = {} if args.child_stabilise == "none" else {"stabilise": args.child_stabilise}
     res = mmprog.fit(tr, program="m3n", C=100.0 / len(tr), slack=args.slack, eps=args.child, max_iter=5000,
-                     oracle=args.oracle, n_jobs=args.n_jobs)
+                     oracle=args.oracle, n_jobs=args.n_jobs, **stab)
     fit_s = time.perf_counter() - t
     print(json.dumps({"objective": res.primal_objective, "upper": res.upper_bound, "iters": res.n_iter,
                       "termination": res.termination, "gap": res.gap,
@@ -182,6 +186,32 @@ def _ocr100(ds, folds, args):
     return 0
 
 
+def _mmprog_row(path, args, eps, stab, tmp):
+    """One mmprog fit of the Taskar split in a child process (separation point ``stab``), printed; its row, or
+    None when the child failed (said on stderr)."""
+    cmd = [sys.executable, "-m", "mmprog.bench", "ocr", "--path", path, "--slack", args.slack,
+           "--oracle", args.oracle, "--child", repr(eps), "--child-stabilise", stab] + \
+          (["--n-jobs", str(args.n_jobs)] if args.n_jobs else [])
+    log = os.path.join(tmp, f"mmprog_{eps}_{stab}.log")
+    wall, cpu, peak, rc = measure_process(cmd, log)
+    lines = open(log).read().strip().splitlines()
+    if rc != 0 or not lines:
+        print(f"mmprog child failed (exit {rc}): {' '.join(lines[-3:])}", file=sys.stderr)
+        return None
+    r = json.loads(lines[-1])
+    tm = r["timings"]
+    print(f"{eps:5g} {'mmprog':>7} {r['objective']:10.2f} {r['upper']:9.2f} {r['iters']:6d} {wall:7.1f} "
+          f"{cpu:7.1f} {peak:8.0f} {r['fit_s']:6.1f} {tm['oracle']:7.1f} {tm['pyomo']:6.1f} "
+          f"{tm['solver']:7.1f} {r['test_err']:8.4f}   ({r['solver']}, separation: {stab})")
+    where = "" if stab == "none" else f" {stab}"
+    return {"system": "mmprog", "setting": f"eps={eps:g} {args.slack}-slack{where} oracle={args.oracle}",
+            "objective": r["objective"], "upper": r["upper"], "iters": r["iters"], "wall_s": wall,
+            "cpu_s": cpu, "peak_mb": peak, "fit_s": r["fit_s"], "oracle_s": tm["oracle"],
+            "pyomo_s": tm["pyomo"], "solver_s": tm["solver"], "test_err": r["test_err"],
+            "solver": r["solver"], "termination": r.get("termination"),
+            "gap": relative_gap(r["upper"], r["objective"])}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m mmprog.bench ocr", description=__doc__.splitlines()[0])
     ap.add_argument("--path", default=None, help="letters.npz (default: $MMPROG_DATA or ../shared/data)")
@@ -202,7 +232,12 @@ def main(argv=None):
                     help="your svm_hmm_learn binary, run on the same data and C in this invocation")
     ap.add_argument("--oracle", default="serial", choices=["serial", "thread", "process", "dask"])
     ap.add_argument("--n-jobs", type=int, default=None)
+    ap.add_argument("--stabilise", nargs="+", default=["none", "in-out"], choices=["none", "in-out"],
+                    help="mmprog's separation point, one row each (default both): the master's optimum (none: "
+                         "Kelley's method, as SVM^hmm) or in-out stabilised (mmprog.fit's stabilise='in-out', "
+                         "weight 0.8); the eps test reads the master's point either way")
     ap.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--child-stabilise", default="none", help=argparse.SUPPRESS)
     ap.add_argument("--record", metavar="PATH",
                     help="also write the Taskar-split rows (mmprog, and SVM^hmm when run) as a JSON record")
     args = ap.parse_args(argv)
@@ -238,26 +273,11 @@ def main(argv=None):
         if args.svmhmm:
             _write_svmhmm(tr, os.path.join(tmp, "train.dat"))
         for eps in args.eps:
-            cmd = [sys.executable, "-m", "mmprog.bench", "ocr", "--path", path, "--slack", args.slack,
-                   "--oracle", args.oracle, "--child", repr(eps)] + \
-                  (["--n-jobs", str(args.n_jobs)] if args.n_jobs else [])
-            log = os.path.join(tmp, f"mmprog_{eps}.log")
-            wall, cpu, peak, rc = measure_process(cmd, log)
-            lines = open(log).read().strip().splitlines()
-            if rc != 0 or not lines:
-                print(f"mmprog child failed (exit {rc}): {' '.join(lines[-3:])}", file=sys.stderr)
-                return 1
-            r = json.loads(lines[-1])
-            tm = r["timings"]
-            print(f"{eps:5g} {'mmprog':>7} {r['objective']:10.2f} {r['upper']:9.2f} {r['iters']:6d} {wall:7.1f} "
-                  f"{cpu:7.1f} {peak:8.0f} {r['fit_s']:6.1f} {tm['oracle']:7.1f} {tm['pyomo']:6.1f} "
-                  f"{tm['solver']:7.1f} {r['test_err']:8.4f}   ({r['solver']})")
-            rows.append({"system": "mmprog", "setting": f"eps={eps:g} {args.slack}-slack oracle={args.oracle}",
-                         "objective": r["objective"], "upper": r["upper"], "iters": r["iters"], "wall_s": wall,
-                         "cpu_s": cpu, "peak_mb": peak, "fit_s": r["fit_s"], "oracle_s": tm["oracle"],
-                         "pyomo_s": tm["pyomo"], "solver_s": tm["solver"], "test_err": r["test_err"],
-                         "solver": r["solver"], "termination": r.get("termination"),
-                         "gap": relative_gap(r["upper"], r["objective"])})
+            for stab in args.stabilise:
+                row = _mmprog_row(path, args, eps, stab, tmp)
+                if row is None:
+                    return 1
+                rows.append(row)
             if args.svmhmm:
                 log = os.path.join(tmp, f"svmhmm_{eps}.log")
                 wall, cpu, peak, rc = measure_process([args.svmhmm, "-c", "100", "-e", repr(eps), "--t", "1", "--e", "0",
