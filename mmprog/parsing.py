@@ -401,15 +401,19 @@ def refit_parser(dataset, rows, fit_kwargs, report=None, projective=False, secon
     """The candidate of best dev UAS (without punctuation; the first of equals, as :func:`select_parser` keeps it)
     trained again on the whole of ``dataset``: with ``--dev FRACTION`` the dev sentences are part of the training
     file, and the chosen parser need not do without them (scikit-learn's ``refit``). Cold-started: the
-    candidates' cuts were found on the other sentences. Returns (result, its row)."""
+    candidates' cuts were found on the other sentences. A SIGINT/SIGTERM during it ends it ``"interrupted"``
+    (:mod:`mmprog.engine.interrupts`), the caller then keeping the candidate. Returns (result, its row)."""
     import time
 
     import mmprog
+    from .engine import interrupts
     chosen = max((r for r in rows if "dev_uas_no_punct" in r), key=lambda r: r["dev_uas_no_punct"])
-    fmap = parser_features(chosen["templates"], dataset, projective, second_order)
     kw = {k: v for k, v in fit_kwargs.items() if k != "resume"}
     t0 = time.perf_counter()
-    res = mmprog.fit(dataset, feature_map=fmap, C=chosen["C"], **kw)
+    # a signal while the features are built, too, only stops the refit (the fit then returns "interrupted")
+    with interrupts.catch_interrupts():
+        fmap = parser_features(chosen["templates"], dataset, projective, second_order)
+        res = mmprog.fit(dataset, feature_map=fmap, C=chosen["C"], **kw)
     row = {"refit_sentences": len(dataset), "templates": chosen["templates"], "C": chosen["C"],
            "termination": res.termination, "n_iter": res.n_iter, "gap": res.gap,
            "seconds": round(time.perf_counter() - t0, 1)}
@@ -508,8 +512,10 @@ def train_treebank(dataset, fit_kwargs, dev=None, load=None, templates=None, C_g
     from .engine import interrupts
     if (refit and held is not None and dev_fraction(dev) is not None and parser.termination != "interrupted"
             and not interrupts.pending()):
-        parser, info["refit"] = refit_parser(dataset, rows, kw, report, projective, second_order)
-        train = dataset
+        refitted, info["refit"] = refit_parser(dataset, rows, kw, report, projective, second_order)
+        if refitted.termination != "interrupted":
+            parser, train = refitted, dataset
+        # else: stopped by a signal: the chosen candidate, a finished fit, is kept (and the labeller skipped)
     labeller = None
     has_rels = any(r != "_" for s in train.sentences for r in s.get("deprel", ()))
     if labels and has_rels and not interrupts.pending():          # asked to stop: the parser alone is kept

@@ -331,6 +331,60 @@ def test_sigint_as_a_candidate_fit_ends_stops_the_c_path(signal_as_fits_end, wor
     assert not os.path.exists(labeller_base(m) + ".json")
 
 
+def test_sigint_during_the_refit_keeps_the_chosen_candidate(monkeypatch, work, tmp_path, capsys):
+    """--dev FRACTION: a Ctrl-C in the refit on the whole file (a real SIGINT in its first round) stops it; the
+    chosen candidate, a finished fit without the held-out sentences, is what is saved, and the command exits 130
+    saying so."""
+    real, calls = mmprog.fit, []
+
+    def fit(data, **kw):
+        calls.append(len(data))
+        if len(calls) < 3:                 # the two candidates, on 12 of the 15 sentences
+            return real(data, **kw)
+
+        def show(model, rec):
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(data, **dict(kw, show=show, show_every=1))
+    monkeypatch.setattr(mmprog, "fit", fit)
+    m = tmp_path / "p"
+    rc, out, err = run(capsys, "train", "--data", f"conllu:{work / 't.conllu'}", "--slack", "one", "--eps", "0.05",
+                       "--dev", "0.2", "--C-grid", "0.1,1", "--out", m, "--json")
+    assert rc == 130 and "Traceback" not in err and calls == [12, 12, 15]
+    summary = json.loads(out)
+    assert summary["refit"]["termination"] == "interrupted" and summary["refit"]["refit_sentences"] == 15
+    best = max(summary["candidates"], key=lambda r: r["dev_uas_no_punct"])
+    saved = mmprog.load(str(m))
+    meta = json.loads((tmp_path / "p.json").read_text())["meta"]
+    assert saved.params["C"] == best["C"] and meta["termination"] == best["termination"] != "interrupted"
+    # the candidate's rounds, not the refit's (stopped after its first)
+    assert summary["n_iter"] == best["n_iter"] != summary["refit"]["n_iter"] and meta["gap"] == best["gap"]
+    assert err.splitlines()[-1] == ("mmprog: SIGINT received during the refit on the whole training file; the "
+                                    f"chosen C's fit without the held-out sentences ended {best['termination']!r}; "
+                                    f"model saved to {m}.json")
+
+
+def test_sigint_during_the_refit_of_token_text_keeps_the_chosen_candidate(monkeypatch, work, tmp_path, capsys):
+    """The same on token text (route bcfw): a real SIGINT in the refit's fit leaves the chosen C's candidate."""
+    real, calls = mmprog.fit, []
+
+    def fit(data, **kw):
+        calls.append(len(data))
+        if len(calls) < 3:
+            return real(data, **kw)
+        os.kill(os.getpid(), signal.SIGINT)      # after the features, before the first pass
+        return real(data, **kw)
+    monkeypatch.setattr(mmprog, "fit", fit)
+    m = tmp_path / "t"
+    rc, out, err = run(capsys, "train", "--data", f"conll:{work / 'train.txt'},columns=form/pos/ne", "--templates",
+                       "ner", "--dev", "0.25", "--C-grid", "0.1,1", "--out", m, "--json")
+    assert rc == 130 and "Traceback" not in err and calls == [30, 30, 40]
+    summary = json.loads(out)
+    assert summary["refit"]["termination"] == "interrupted"
+    best = max(summary["candidates"], key=lambda r: r["dev_f1"])
+    assert summary["params"]["C"] == best["C"] and summary["gap"] == best["gap"] and summary["gap"] <= 1e-2
+    assert "during the refit on the whole training file" in err.splitlines()[-1]
+
+
 def test_tag_on_empty_input_says_so_and_leaves_out_alone(work, tmp_path, capsys, monkeypatch):
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"\n\n")

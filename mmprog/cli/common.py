@@ -192,10 +192,13 @@ def save_first(res, args, out, checkpoint):
     if res.termination != "interrupted":
         if interrupts.pending() is None:
             return None
-        # the signal came during the fit's last round: the fit finished, its model is kept, the rest is skipped
-        print(f"mmprog: {interrupts.pending()} received during the last round of the fit, which ended "
-              f"{res.termination!r}; " + (f"model saved to {out['saved']}" if args.out else
-                                          "no --out given, nothing saved"), file=sys.stderr)
+        # the signal came during the fit's last round (the fit finished, its model is kept, the rest is skipped), or
+        # during the refit on the whole training file (--dev FRACTION), which leaves the chosen candidate
+        during = ("the refit on the whole training file; the chosen C's fit without the held-out sentences ended"
+                  if (out.get("refit") or {}).get("termination") == "interrupted" else
+                  "the last round of the fit, which ended")
+        print(f"mmprog: {interrupts.pending()} received during {during} {res.termination!r}; "
+              + (f"model saved to {out['saved']}" if args.out else "no --out given, nothing saved"), file=sys.stderr)
         print_result(out, args.json)
         return EXIT_INTERRUPTED
     print(f"mmprog: interrupted after {res.n_iter} rounds; "

@@ -319,9 +319,12 @@ def select_C_text(corpus, args, fit_kw):
         # the held-out sentences are part of the training file: the chosen C is trained on all of it (cold: the
         # candidates' working sets belong to the other sentences)
         t0 = time.perf_counter()
-        best = fit_text(corpus, C=info["chosen_C"], **{k: v for k, v in fit_kw.items() if k != "resume"})
-        info["refit"] = {"refit_sentences": len(corpus), "C": info["chosen_C"], "route": best.route,
-                         "termination": best.termination, "gap": best.gap, "n_iter": best.n_iter,
+        with interrupts.catch_interrupts():     # a signal while the features are built only stops the refit
+            whole = fit_text(corpus, C=info["chosen_C"], **{k: v for k, v in fit_kw.items() if k != "resume"})
+        info["refit"] = {"refit_sentences": len(corpus), "C": info["chosen_C"], "route": whole.route,
+                         "termination": whole.termination, "gap": whole.gap, "n_iter": whole.n_iter,
                          "seconds": round(time.perf_counter() - t0, 1)}
         print(json.dumps(info["refit"]), file=sys.stderr, flush=True)
+        if whole.termination != "interrupted":      # else the chosen candidate, a finished fit, is kept
+            best = whole
     return best, info
