@@ -63,5 +63,6 @@ def test_the_taskar_split_rows_of_both_separation_points_bound_one_optimum(tmp_p
                                             "eps=0.1 one-slack in-out oracle=serial"]
     for r in rows:
         assert r["termination"] in ("eps", "converged") and r["objective"] <= r["upper"]
+        assert 0.0 < r["test_err"] < 0.5          # scored here from the model the child wrote
     assert max(r["objective"] for r in rows) <= min(r["upper"] for r in rows)
     assert "separation: in-out" in capsys.readouterr().out

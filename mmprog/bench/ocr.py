@@ -93,7 +93,8 @@ def svmhmm_numbers(log_path):
 
 
 def _child(args):
-    """One mmprog fit in this (child) process; prints one JSON line.
+    """One mmprog fit in this (child) process; writes the model to ``--child-model`` (as ``svm_hmm_learn`` writes
+    its own; the test words are scored by the parent, outside both tools' timed processes) and prints one JSON line.
 
     The child ends as ``mmprog train`` does (:func:`mmprog.cli.no_collection_at_exit`: no final garbage collections
     over the heap the process hands back anyway), so its wall and CPU time are what a user of the command line gets."""
@@ -103,16 +104,16 @@ def _child(args):
     from mmprog.datasets.ocr import load_ocr
     ds = load_ocr(args.path)
     folds = np.asarray(ds.fold_ids)
-    tr, te = ds[np.nonzero(folds == 0)[0]], ds[np.nonzero(folds != 0)[0]]
+    tr = ds[np.nonzero(folds == 0)[0]]
     t = time.perf_counter()
     stab = {} if args.child_stabilise == "none" else {"stabilise": args.child_stabilise}
     res = mmprog.fit(tr, program="m3n", C=100.0 / len(tr), slack=args.slack, eps=args.child, max_iter=5000,
                      oracle=args.oracle, n_jobs=args.n_jobs, **stab)
     fit_s = time.perf_counter() - t
+    res.save(args.child_model)
     print(json.dumps({"objective": res.primal_objective, "upper": res.upper_bound, "iters": res.n_iter,
                       "termination": res.termination, "gap": res.gap,
-                      "cuts": res.n_cuts, "fit_s": fit_s, "solver": res.solver,
-                      "timings": res.timings, "test_err": res.evaluate(te)["token_error"]}))
+                      "cuts": res.n_cuts, "fit_s": fit_s, "solver": res.solver, "timings": res.timings}))
     return 0
 
 
@@ -186,11 +187,13 @@ def _ocr100(ds, folds, args):
     return 0
 
 
-def _mmprog_row(path, args, eps, stab, tmp):
-    """One mmprog fit of the Taskar split in a child process (separation point ``stab``), printed; its row, or
-    None when the child failed (said on stderr)."""
+def _mmprog_row(path, args, eps, stab, tmp, test):
+    """One mmprog fit of the Taskar split in a child process (separation point ``stab``), its model then scored on
+    ``test`` here, printed; its row, or None when the child failed (said on stderr)."""
+    import mmprog
+    model = os.path.join(tmp, f"mmprog_{eps}_{stab}")
     cmd = [sys.executable, "-m", "mmprog.bench", "ocr", "--path", path, "--slack", args.slack,
-           "--oracle", args.oracle, "--child", repr(eps), "--child-stabilise", stab] + \
+           "--oracle", args.oracle, "--child", repr(eps), "--child-stabilise", stab, "--child-model", model] + \
           (["--n-jobs", str(args.n_jobs)] if args.n_jobs else [])
     log = os.path.join(tmp, f"mmprog_{eps}_{stab}.log")
     wall, cpu, peak, rc = measure_process(cmd, log)
@@ -199,6 +202,7 @@ def _mmprog_row(path, args, eps, stab, tmp):
         print(f"mmprog child failed (exit {rc}): {' '.join(lines[-3:])}", file=sys.stderr)
         return None
     r = json.loads(lines[-1])
+    r["test_err"] = mmprog.load(model + ".json").evaluate(test)["token_error"]
     tm = r["timings"]
     print(f"{eps:5g} {'mmprog':>7} {r['objective']:10.2f} {r['upper']:9.2f} {r['iters']:6d} {wall:7.1f} "
           f"{cpu:7.1f} {peak:8.0f} {r['fit_s']:6.1f} {tm['oracle']:7.1f} {tm['pyomo']:6.1f} "
@@ -238,6 +242,7 @@ def main(argv=None):
                          "weight 0.8); the eps test reads the master's point either way")
     ap.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--child-stabilise", default="none", help=argparse.SUPPRESS)
+    ap.add_argument("--child-model", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--record", metavar="PATH",
                     help="also write the Taskar-split rows (mmprog, and SVM^hmm when run) as a JSON record")
     args = ap.parse_args(argv)
@@ -263,9 +268,11 @@ def main(argv=None):
     print(f"Taskar split: {len(tr)} training words, {len(te)} test words, C = 100/{len(tr)} (SVM^hmm -c 100), "
           f"{args.slack}-slack, oracle {args.oracle}; {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
-    print("each fit in a child process: wall and CPU seconds (user + system, workers included) and peak resident "
-          "memory of that process and its workers (sampled every 20 ms); fit_s: mmprog's fit alone (no start-up, data loading or test evaluation); "
-          "mmprog's child ends as the mmprog command does (heap frozen at exit, no final garbage collections)")
+    print("each fit in a child process that reads the training words and writes its model: wall and CPU seconds "
+          "(user + system, workers included) and peak resident memory of that process and its workers (sampled "
+          "every 20 ms); fit_s: mmprog's fit alone (no start-up, data loading or model writing); the test words are "
+          "scored outside the timed processes; mmprog's child ends as the mmprog command does (heap frozen at exit, "
+          "no final garbage collections)")
     print(f"{'eps':>5} {'tool':>7} {'objective':>10} {'upper':>9} {'iters':>6} {'wall_s':>7} {'cpu_s':>7} "
           f"{'peak_MB':>8} {'fit_s':>6} {'oracle':>7} {'pyomo':>6} {'solver':>7} {'test_err':>8}")
     tmp = tempfile.mkdtemp(prefix="mmprog_bench_ocr_")
@@ -274,7 +281,7 @@ def main(argv=None):
             _write_svmhmm(tr, os.path.join(tmp, "train.dat"))
         for eps in args.eps:
             for stab in args.stabilise:
-                row = _mmprog_row(path, args, eps, stab, tmp)
+                row = _mmprog_row(path, args, eps, stab, tmp, te)
                 if row is None:
                     return 1
                 rows.append(row)
@@ -304,7 +311,11 @@ def main(argv=None):
         from . import record
         record.write(args.record, "ocr", rows, argv=argv,
                      notes=[f"Taskar split: {len(tr)} training words (fold 0), {len(te)} test words, C = 100/{len(tr)} "
-                            f"(SVM^hmm -c 100), {args.slack}-slack; each fit in a child process",
+                            f"(SVM^hmm -c 100), {args.slack}-slack; each fit in a child process that reads the "
+                            "training words and writes its model (the test words scored outside it)",
+                            "mmprog's separation point: none = the master's optimum (Kelley's method, as SVM^hmm), "
+                            "in-out = between the best point so far and the master's (stabilise='in-out', weight "
+                            "0.8); both stop by the eps test at the master's point",
                             "objective: mmprog's master optimum (a lower bound) and SVM^hmm's dual value; upper: the "
                             "primal objective at the returned w",
                             "SVM^hmm rows only when --svmhmm ran it in this run; the OCR100 rows are printed, not "
