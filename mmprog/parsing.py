@@ -397,6 +397,13 @@ def parser_features(preset, train, projective=False, second_order=False):
     return ArcFeatureMap(preset, projective=projective).fit(train)
 
 
+def refit_kwargs(fit_kwargs):
+    """The fit keywords of a refit on the whole training file (:func:`refit_parser`, and token text's): without
+    ``resume`` (the checkpoint holds a candidate's fit, on the other sentences) and without checkpoints (the file
+    keeps the candidates' state, which a resumed C path reads; an interrupted refit leaves the chosen candidate)."""
+    return {k: v for k, v in fit_kwargs.items() if k not in ("resume", "checkpoint", "checkpoint_every")}
+
+
 def refit_parser(dataset, rows, fit_kwargs, report=None, projective=False, second_order=False):
     """The candidate of best dev UAS (without punctuation; the first of equals, as :func:`select_parser` keeps it)
     trained again on the whole of ``dataset``: with ``--dev FRACTION`` the dev sentences are part of the training
@@ -408,7 +415,7 @@ def refit_parser(dataset, rows, fit_kwargs, report=None, projective=False, secon
     import mmprog
     from .engine import interrupts
     chosen = max((r for r in rows if "dev_uas_no_punct" in r), key=lambda r: r["dev_uas_no_punct"])
-    kw = {k: v for k, v in fit_kwargs.items() if k != "resume"}
+    kw = refit_kwargs(fit_kwargs)
     t0 = time.perf_counter()
     # a signal while the features are built, too, only stops the refit (the fit then returns "interrupted")
     with interrupts.catch_interrupts():

@@ -175,6 +175,19 @@ def test_a_held_out_fraction_chooses_c_and_the_whole_file_trains_it(model, tmp_p
     assert mmprog.load(part + ".json").fmap.dim == dims[0] and saved.fmap.dim == dims[1]
 
 
+def test_the_refit_leaves_the_checkpoint_to_the_candidates(model, tmp_path, capsys):
+    """--checkpoint on a C path with --dev FRACTION: the refit (other sentences, other features) writes none, so the
+    file still holds a candidate's fit and --resume of the same command takes it."""
+    m, train, rows, summary = model
+    ck = tmp_path / "c.ckpt"
+    argv = ["train", "--data", f"conllu:{train}", "--slack", "one", "--eps", "0.01", "--dev", "0.25", "--C-grid",
+            "1", "--out", str(tmp_path / "p"), "--json", "--checkpoint", str(ck), "--checkpoint-every", "1"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv + ["--resume", str(ck) + ".npz"]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["refit"]["refit_sentences"] == 40
+
+
 def test_split_dev_and_selection_errors(tmp_path):
     from mmprog.exceptions import ParameterError
     from mmprog.parsing import split_dev, train_treebank

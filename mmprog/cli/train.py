@@ -282,7 +282,7 @@ def select_C_text(corpus, args, fit_kw):
     goes to stderr as it finishes and into ``candidates`` (the refit into ``refit``)."""
     from ..exceptions import ParameterError
     from ..engine import interrupts
-    from ..parsing import DEFAULT_C_GRID, dev_fraction
+    from ..parsing import DEFAULT_C_GRID, dev_fraction, refit_kwargs
     from ..tagging import fit_text, score_text
     train, held = (corpus, None) if args.dev is None else split_text(corpus, args.dev)
     Cs = sorted(args.C_grid or DEFAULT_C_GRID)
@@ -320,7 +320,7 @@ def select_C_text(corpus, args, fit_kw):
         # candidates' working sets belong to the other sentences)
         t0 = time.perf_counter()
         with interrupts.catch_interrupts():     # a signal while the features are built only stops the refit
-            whole = fit_text(corpus, C=info["chosen_C"], **{k: v for k, v in fit_kw.items() if k != "resume"})
+            whole = fit_text(corpus, C=info["chosen_C"], **refit_kwargs(fit_kw))
         info["refit"] = {"refit_sentences": len(corpus), "C": info["chosen_C"], "route": whole.route,
                          "termination": whole.termination, "gap": whole.gap, "n_iter": whole.n_iter,
                          "seconds": round(time.perf_counter() - t0, 1)}
