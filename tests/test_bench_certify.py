@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import mmprog
 from mmprog.bench.certify import _attributes
 
 
@@ -112,7 +113,7 @@ def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
         assert r["objective_diff_over_gap"] == pytest.approx(
             abs(r["master_objective"] - fits[0]["master_objective"]) / (fits[0]["upper_bound"] - fits[0]["lower_bound"]))
 
-    dev = [r for r in rows if r.get("dev_path")]
+    dev = [r for r in rows if r.get("dev_path") and not r.get("refit")]
     assert [r["C"] for r in dev] == [0.1, 1.0]                      # the path runs C increasing
     assert [r["warm_start"] for r in dev] == [False, True]
     chosen = [r for r in dev if r.get("chosen")]
@@ -121,6 +122,14 @@ def test_bench_swap_dev_and_stretch_rows_are_consistent(tmp_path):
     for r in dev:
         assert r["route"] == "bcfw" and r["gap_tol"] == 1e-3 and 0 <= r["dev_f1"] <= 100
         assert r["termination"] != "converged" or r["gap"] <= 1e-3
+    # the chosen C trained again on the whole file: its test F1 is that of a whole-file fit at that C, refitted here
+    refit = [r for r in rows if r.get("refit")]
+    assert len(refit) == 1 and refit[0]["C"] == chosen[0]["C"] and "dev_f1" not in refit[0]
+    assert refit[0]["termination"] == "converged" and refit[0]["gap"] <= 1e-3
+    train, ds, test, _ = certify._features("chunk", str(tmp_path), "rich", None)
+    whole = mmprog.fit(ds, C=chosen[0]["C"], route="bcfw", gap_tol=1e-3, time_limit=600)
+    assert refit[0]["test_f1"] == certify._mmprog_f1(whole.fmap, whole.w, ds, test)["test_f1"]
+    assert refit[0]["gap"] == whole.gap
 
     stretch = [r for r in rows if r.get("stretch")]
     assert len(stretch) == 1 and stretch[0]["gap_tol"] == 1e-4

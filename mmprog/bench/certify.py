@@ -306,12 +306,18 @@ def run_swap_fits(ds, test, C, gap_tol, time_limit, solvers, oracles, order=1, t
 
 
 def run_dev(train, templates, dev, Cs, c2s, tests, gap_tol, time_limit, order=1, transitions="seen",
-            crfsuite=True):
+            crfsuite=True, refit=None):
     """C chosen on held-out sentences, for both systems: the last ``dev`` fraction of ``train`` held out
     (:func:`mmprog.parsing.split_dev`, as ``mmprog train --dev`` takes it), the template features fitted on the rest
     and given to both; mmprog's warm-started C path (``mmprog.fit(route="bcfw", warm_start=previous)``, C
     increasing, what ``mmprog train --dev --C-grid`` runs) and CRFsuite at each c2 of ``c2s``, every candidate's dev
-    F1 in its row, the best by dev F1 (the first on ties) scored on the test files. Returns (rows, notes)."""
+    F1 in its row, the best by dev F1 (the first on ties) scored on the test files.
+
+    With ``refit`` = (dataset, tests) of the whole training file (its features fitted on all of it), each system's
+    chosen C (c2) is then trained again on the whole file and scored on the test files, in a row of its own
+    (``refit: True``): what ``mmprog train --dev FRACTION`` does unless ``--no-refit``, and what scikit-learn's
+    searches do with ``refit=True``. The held-out fits keep their own test F1, so both protocols are in the record.
+    Returns (rows, notes)."""
     import mmprog
     from ..features.templates import TemplateExtractor
     from ..parsing import split_dev
@@ -355,10 +361,37 @@ def run_dev(train, templates, dev, Cs, c2s, tests, gap_tol, time_limit, order=1,
         pick.update(chosen=True, path_seconds=sum(r["train_seconds"] for r in cands),
                     path_cpu_seconds=sum(r["cpu_seconds"] for r in cands))
         rows += cands
+    if refit is not None:
+        rows += _refit_rows(refit, best[0], pick if crfsuite else None, gap_tol, time_limit, order, transitions)
     notes = [f"--dev {dev}: the last {len(held)} of {len(train)} training sentences held out, features fitted on the "
              f"other {len(part)} ({ex.n_features_} input features) and given to both systems; each system's C (c2) "
              f"is the one of best dev F1, scored on the test files (test F1 only on the chosen row)"]
+    if refit is not None:
+        notes.append("refit rows: each system's chosen C (c2) trained again, cold, on the whole training file with "
+                     "the features of the whole file (what `mmprog train --dev FRACTION` does by default) and scored "
+                     "on the test files")
     return rows, notes
+
+
+def _refit_rows(refit, chosen, pick, gap_tol, time_limit, order, transitions):
+    """The chosen C of mmprog (row ``chosen``) and the chosen c2 of CRFsuite (row ``pick``, or None) trained on the
+    whole training file, ``refit`` = (train, dataset, tests); one row each."""
+    import mmprog
+    train, ds, test = refit
+    C = chosen["C"]
+    w0, c0 = time.perf_counter(), time.process_time()
+    res = mmprog.fit(ds, C=C, route="bcfw", gap_tol=gap_tol, time_limit=time_limit, order=order,
+                     transitions=transitions if order == 2 else "all")
+    rows = [dict(system="mmprog", setting=f"bcfw C={C:g} refit on the whole training file (C chosen on dev)",
+                 dev_path=True, refit=True, C=C, route=res.route, gap=res.gap, gap_tol=gap_tol,
+                 termination=res.termination, passes=res.n_iter, seconds=time.perf_counter() - w0,
+                 cpu_seconds=time.process_time() - c0, **_mmprog_f1(res.fmap, res.w, ds, test))]
+    if pick is not None:
+        r = run_crfsuite(train, ds, test, c2=pick["c2"])
+        r.update(setting=r["setting"] + ", refit on the whole training file (c2 chosen on dev)", dev_path=True,
+                 refit=True, c2=pick["c2"])
+        rows.append(r)
+    return rows
 
 
 def print_swap(task, rows, tests):
@@ -402,8 +435,10 @@ def print_dev(task, rows, tests):
         sec = r.get("seconds", r.get("train_seconds"))
         gap = f"{r['gap']:9.2e}" if "gap" in r else " " * 9
         test = " ".join(f"{r[t + '_f1']:9.2f}" if t + "_f1" in r else " " * 9 for t in tests)
-        print(f"{task}: C on dev: {r['system']:<9} {c:7.3g} {sec:8.1f} {gap} {r['dev_f1']:7.2f} {test}"
-              + ("  chosen" if r.get("chosen") else ""), flush=True)
+        dev_f1 = f"{r['dev_f1']:7.2f}" if "dev_f1" in r else " " * 7
+        print(f"{task}: C on dev: {r['system']:<9} {c:7.3g} {sec:8.1f} {gap} {dev_f1} {test}"
+              + ("  chosen" if r.get("chosen") else "") + ("  refit on the whole file" if r.get("refit") else ""),
+              flush=True)
 
 
 def main(argv=None):
@@ -446,6 +481,8 @@ def main(argv=None):
                     "training sentences (held out, features fitted on the rest) for both systems: mmprog's warm-started "
                     "C path over --C-grid, CRFsuite over --crfsuite-c2-grid; every candidate's dev F1 and the "
                     "chosen one's test F1 are recorded")
+    ap.add_argument("--no-refit", dest="refit", action="store_false", help="with --dev: do not train each system's "
+                    "chosen C (c2) again on the whole training file (by default it is, and scored on the test files)")
     ap.add_argument("--C-grid", default="0.1,0.3,1,3", metavar="C1,C2,...", help="with --dev: mmprog's C path "
                     "(default 0.1,0.3,1,3)")
     ap.add_argument("--crfsuite-c2-grid", default=None, metavar="C2,...", help="with --dev: CRFsuite's c2 to choose "
@@ -518,7 +555,8 @@ def main(argv=None):
         if dev is not None:
             dev_rows, dev_notes = run_dev(train, args.templates, dev, Cs, c2s, {k: c for k, (c, _) in test.items()},
                                           args.gap_tol, args.time_limit, order, args.transitions,
-                                          crfsuite=args.skip != "crfsuite")
+                                          crfsuite=args.skip != "crfsuite",
+                                          refit=(train, ds, test) if args.refit else None)
             task_rows += dev_rows
             notes += [f"task {task}: {n}" for n in dev_notes]
         peer = [r for r in task_rows if r["system"] == "CRFsuite" and "train_seconds" in r and not r.get("dev_path")]
