@@ -163,3 +163,33 @@ def test_work_log_is_written_and_its_weights_refitted(tmp_path, capsys):
     pred = sum(float(np.array(p[2:]) @ WORK_SECONDS) for p in log if p[0] == "oracle")
     assert f"oracle passes 14: {want:.1f} CPU s, the route's weights predict {pred:.1f}" in out
     assert not (tmp_path / "work.json.tmp").exists()
+
+
+def test_bench_cli_rows_time_the_users_command_and_its_solver_swaps(tmp_path):
+    """``--cli``: the command a user types (``mmprog train --data ... --templates rich --out M``, its defaults) as a
+    whole process, then with ``--solver daqp`` and ``--solver highs``: each row's gap and bounds are those of
+    ``mmprog.fit`` at the command's defaults (route bcfw, C = 1, gap 1e-2) on the same features, refitted here; its
+    F1 is the saved model's, recomputed here; the swaps keep the objective within the gap and F1 within 0.1."""
+    import json
+
+    from mmprog.bench import certify
+    _corpus(tmp_path)
+    rec = tmp_path / "certify.json"
+    assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--skip", "crfsuite", "--stretch", "0",
+                         "--swap", "daqp,highs", "--cli", "--record", str(rec)]) == 0
+    rows = [r for r in json.loads(rec.read_text())["rows"] if r.get("cli")]
+    assert [r["solver"] for r in rows] == [None, "daqp", "highs"]
+    train, ds, test, _ = certify._features("chunk", str(tmp_path), "rich", None)
+    ref = mmprog.fit(ds, C=1.0, route="bcfw", gap_tol=1e-2, time_limit=600)
+    f1 = certify._mmprog_f1(ref.fmap, ref.w, ds, test)["test_f1"]
+    for r in rows:
+        assert r["command_rc"] == 0 and "error" not in r and r["command_seconds"] >= r["fit_seconds"] > 0
+        assert r["route"] == "bcfw" and r["C"] == 1.0 and r["gap_tol"] == 1e-2
+        assert r["termination"] == "converged" and r["gap"] <= 1e-2
+        assert r["upper_bound"] == pytest.approx(ref.upper_bound, rel=1e-9)
+        assert r["lower_bound"] == pytest.approx(ref.primal_objective, rel=1e-9)
+        assert r["test_f1"] == pytest.approx(f1, abs=1e-9)
+    for r in rows[1:]:
+        t = 1e-6 * max(1.0, abs(r["upper_bound"]))
+        assert r["in_bounds"] == "pass" and r["lower_bound"] - t <= r["master_objective"] <= r["upper_bound"] + t
+        assert r["objective_diff_over_gap"] <= 1.0 and r["f1_within_0_1_of_first"]

@@ -394,6 +394,84 @@ def _refit_rows(refit, chosen, pick, gap_tol, time_limit, order, transitions):
     return rows
 
 
+def run_cli(task, root, templates, order, transitions, solvers, time_limit):
+    """The command a user types, timed as a whole process: ``mmprog train --data conll:TRAIN --templates T --out M``
+    (with ``--order 2 --transitions T`` for a second-order task), no ``--C`` and no ``--eps``, so the route, C and
+    the certificate are the command's defaults; then the same command with ``--solver S`` for each of ``solvers``.
+    Each row holds the command's wall seconds (start-up, reading, features, fit and save: more than the fit that
+    CRFsuite's time is set against), the gap and termination it printed, and the saved model's F1 on the test
+    files (scored afterwards, untimed). The solver rows also say how far their master's objective and F1 lie from
+    the first row's: within its gap and 0.1 is what a swap must keep."""
+    import json
+    import subprocess
+    import tempfile
+
+    import mmprog
+    from ..datasets.registry import load_spec
+    from ..tagging import score_text
+    cols, train_path, tests = TASKS[task]
+
+    def spec(path):
+        return f"conll:{os.path.join(root, path)},columns={cols}"
+
+    base = [sys.executable, "-m", "mmprog.cli", "train", "--data", spec(train_path), "--templates", templates]
+    if order == 2:
+        base += ["--order", "2", "--transitions", transitions]
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for solver in [None] + list(solvers or []):
+            model = os.path.join(d, f"model-{solver or 'default'}")
+            argv = base + (["--solver", solver] if solver else []) + ["--time-limit", f"{time_limit:g}", "--out",
+                                                                        model, "--json"]
+            t0 = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=time_limit + 600)
+            wall = time.perf_counter() - t0
+            shown = " ".join(["mmprog", "train", "--data", f"conll:{train_path}", "--templates", templates]
+                             + (["--order", "2", "--transitions", transitions] if order == 2 else [])
+                             + (["--solver", solver] if solver else []) + ["--out", "M"])
+            row = dict(system="mmprog", setting=f"command: {shown}", cli=True, solver=solver, command_rc=done.returncode,
+                       command_seconds=wall)
+            if done.returncode != 0:
+                row["error"] = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+                rows.append(row)
+                continue
+            out = json.loads(done.stdout)
+            row.update(route=out["route"], C=out["params"].get("C"), termination=out["termination"], gap=out["gap"],
+                       gap_tol=out["gap_tol"], upper_bound=out["upper_bound"], lower_bound=out["primal_objective"],
+                       fit_seconds=out["train_seconds"])
+            if "master_solve" in out:
+                row.update(master_objective=out["master_solve"]["objective"],
+                           in_bounds=out["master_solve"].get("in_bounds"))
+            pred = mmprog.load(model)
+            for name, path in tests.items():
+                row[f"{name}_f1"] = score_text(pred, load_spec(spec(path)))["f1"]
+            if rows and "gap" in rows[0]:
+                ref = rows[0]
+                width = ref["upper_bound"] - ref["lower_bound"]
+                mine = row.get("master_objective", row["lower_bound"])
+                row["objective_diff_over_gap"] = abs(mine - ref["lower_bound"]) / width if width > 0 else None
+                row["f1_within_0_1_of_first"] = all(abs(row[f"{n}_f1"] - ref[f"{n}_f1"]) <= 0.1 for n in tests)
+            rows.append(row)
+    return rows
+
+
+def print_cli(task, rows, tests):
+    """The command rows as a table."""
+    if not rows:
+        return
+    print(f"{task}: command: {'solver':<8} {'wall s':>8} {'fit s':>8} {'termination':<11} {'gap':>9} "
+          + " ".join(f"{t + ' F1':>9}" for t in tests) + "  swap: |obj diff|/gap, F1 within 0.1")
+    for r in rows:
+        if "error" in r:
+            print(f"{task}: command: {str(r['solver'] or 'default'):<8} failed: {r['error']}", flush=True)
+            continue
+        swap = "" if "objective_diff_over_gap" not in r else \
+            f"  {r['objective_diff_over_gap']:.2e}, {'yes' if r['f1_within_0_1_of_first'] else 'no'}"
+        print(f"{task}: command: {str(r['solver'] or 'default'):<8} {r['command_seconds']:8.1f} "
+              f"{r['fit_seconds']:8.1f} {r['termination']:<11} {r['gap']:9.2e} "
+              + " ".join(f"{r[t + '_f1']:9.2f}" for t in tests) + swap, flush=True)
+
+
 def print_swap(task, rows, tests):
     """The swap rows as a table."""
     if not rows:
@@ -488,6 +566,10 @@ def main(argv=None):
     ap.add_argument("--crfsuite-c2-grid", default=None, metavar="C2,...", help="with --dev: CRFsuite's c2 to choose "
                     "from (default 1/(2C) for each C of --C-grid: CRFsuite's L-BFGS penalty is c2 ||w||^2, P0's is "
                     "||w||^2 / (2C) on the hinge losses' scale)")
+    ap.add_argument("--cli", action="store_true", help="also time the command a user types, `mmprog train --data "
+                    "conll:TRAIN --templates T --out M` with its defaults (and --order 2 --transitions T for a "
+                    "second-order task), as a whole process, then the same with --solver S for each --swap solver; "
+                    "the saved models are scored on the test files (the whole training file, whatever --limit says)")
     ap.add_argument("--limit", type=int, default=None, help="train on the first N sentences only (quick runs)")
     ap.add_argument("--skip", choices=["mmprog", "crfsuite"], default=None)
     ap.add_argument("--record", default=None, metavar="PATH", help="write the machine-readable record here")
@@ -552,6 +634,9 @@ def main(argv=None):
         if swap and args.swap_fits and args.skip != "mmprog":
             task_rows += run_swap_fits(ds, test, args.C, args.gap_tol, args.time_limit, swap["solvers"],
                                        swap["oracles"], order, args.transitions)
+        if args.cli:
+            task_rows += run_cli(task, root, args.templates, order, args.transitions,
+                                 swap["solvers"] if swap else [], args.time_limit)
         if dev is not None:
             dev_rows, dev_notes = run_dev(train, args.templates, dev, Cs, c2s, {k: c for k, (c, _) in test.items()},
                                           args.gap_tol, args.time_limit, order, args.transitions,
@@ -564,6 +649,8 @@ def main(argv=None):
             if peer and r["system"] == "mmprog" and "train_seconds" in r:
                 # the targets are stated against CRFsuite's training time on the same features (this run)
                 r["seconds_over_crfsuite"] = r["train_seconds"] / peer[0]["train_seconds"]
+            if peer and r.get("cli") and "command_seconds" in r:
+                r["command_seconds_over_crfsuite"] = r["command_seconds"] / peer[0]["train_seconds"]
         tests = list(test)
         print(f"{task}: {'system':<10} {'setting':<58} {'wall s':>8} {'CPU s':>8} {'oracle s':>8} {'other s':>8} "
               f"{'gap':>9} " + " ".join(f"{t + ' F1':>9}" for t in tests))
@@ -580,6 +667,7 @@ def main(argv=None):
         print_swap(task, [r for r in task_rows if "master_solver" in r and not r.get("swap_fit")], tests)
         print_swap_fits(task, [r for r in task_rows if r.get("swap_fit")])
         print_dev(task, [r for r in task_rows if r.get("dev_path")], tests)
+        print_cli(task, [r for r in task_rows if r.get("cli")], tests)
         rows += task_rows
     if work_log is not None:
         write_work_log(args.work_log, work_log)
