@@ -637,6 +637,10 @@ def main(argv=None):
         if args.cli:
             task_rows += run_cli(task, root, args.templates, order, args.transitions,
                                  swap["solvers"] if swap else [], args.time_limit)
+            notes.append(f"task {task}: command rows (--cli): the mmprog command with its defaults run as a whole "
+                         f"process; command_seconds counts start-up, reading, features, fit and save, fit_seconds "
+                         f"what the command reports for features and fit; command_seconds_over_crfsuite sets the "
+                         f"first against CRFsuite's training alone; test F1 of the saved model, scored afterwards")
         if dev is not None:
             dev_rows, dev_notes = run_dev(train, args.templates, dev, Cs, c2s, {k: c for k, (c, _) in test.items()},
                                           args.gap_tol, args.time_limit, order, args.transitions,
