@@ -258,10 +258,10 @@ class ArcFeatureMap:
     projective : bool
         Decode with Eisner's algorithm (projective trees) instead of Chu-Liu-Edmonds.
 
-    Attributes (after :meth:`fit`)
-    ------------------------------
+    Attributes
+    ----------
     dim : int
-        Number of joint features.
+        Number of joint features (set by :meth:`fit`, as the attributes below).
     groups : ndarray of int64, shape (dim,)
         Template index of every feature (features are ordered by template).
     group_names : list of str

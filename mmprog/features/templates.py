@@ -389,8 +389,8 @@ class TemplateExtractor:
         in lexicon NAME — as written, else lower-cased, else ``"_"`` — so templates address it like any column
         (e.g. ``U50:%x[0,0:brown]``). Saved with the extractor (:func:`read_lexicon` reads one from a file).
 
-    Attributes (after :meth:`fit`)
-    ------------------------------
+    Attributes
+    ----------
     n_features_ : int
         d, the number of input features.
     groups_ : ndarray, shape (d,), int
