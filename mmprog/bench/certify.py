@@ -313,8 +313,8 @@ def run_dev(train, templates, dev, Cs, c2s, tests, gap_tol, time_limit, order=1,
     increasing, what ``mmprog train --dev --C-grid`` runs) and CRFsuite at each c2 of ``c2s``, every candidate's dev
     F1 in its row, the best by dev F1 (the first on ties) scored on the test files.
 
-    With ``refit`` = (dataset, tests) of the whole training file (its features fitted on all of it), each system's
-    chosen C (c2) is then trained again on the whole file and scored on the test files, in a row of its own
+    With ``refit`` = (train, dataset, tests) of the whole training file (its features fitted on all of it), each
+    system's chosen C (c2) is then trained again on the whole file and scored on the test files, in a row of its own
     (``refit: True``): what ``mmprog train --dev FRACTION`` does unless ``--no-refit``, and what scikit-learn's
     searches do with ``refit=True``. The held-out fits keep their own test F1, so both protocols are in the record.
     Returns (rows, notes)."""
@@ -424,13 +424,18 @@ def run_cli(task, root, templates, order, transitions, solvers, time_limit):
             argv = base + (["--solver", solver] if solver else []) + ["--time-limit", f"{time_limit:g}", "--out",
                                                                         model, "--json"]
             t0 = time.perf_counter()
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=time_limit + 600)
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=time_limit + 600)
+            except subprocess.TimeoutExpired:
+                # the command's own --time-limit should have ended it long before: a hang, reported as such
+                done = subprocess.CompletedProcess(argv, -1, "", f"no result {time_limit + 600:g} s after the start "
+                                                   f"(--time-limit {time_limit:g})")
             wall = time.perf_counter() - t0
             shown = " ".join(["mmprog", "train", "--data", f"conll:{train_path}", "--templates", templates]
                              + (["--order", "2", "--transitions", transitions] if order == 2 else [])
                              + (["--solver", solver] if solver else []) + ["--out", "M"])
-            row = dict(system="mmprog", setting=f"command: {shown}", cli=True, solver=solver, command_rc=done.returncode,
-                       command_seconds=wall)
+            row = dict(system="mmprog", setting=f"command: {shown}", cli=True, solver=solver,
+                       command_rc=done.returncode, command_seconds=wall)
             if done.returncode != 0:
                 row["error"] = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
                 rows.append(row)
