@@ -417,6 +417,7 @@ def run_cli(task, root, templates, order, transitions, solvers, time_limit):
     base = [sys.executable, "-m", "mmprog.cli", "train", "--data", spec(train_path), "--templates", templates]
     if order == 2:
         base += ["--order", "2", "--transitions", transitions]
+    test = {name: load_spec(spec(path)) for name, path in tests.items()}
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for solver in [None] + list(solvers or []):
@@ -448,8 +449,8 @@ def run_cli(task, root, templates, order, transitions, solvers, time_limit):
                 row.update(master_objective=out["master_solve"]["objective"],
                            in_bounds=out["master_solve"].get("in_bounds"))
             pred = mmprog.load(model)
-            for name, path in tests.items():
-                row[f"{name}_f1"] = score_text(pred, load_spec(spec(path)))["f1"]
+            for name, corpus in test.items():
+                row[f"{name}_f1"] = score_text(pred, corpus)["f1"]
             if rows and "gap" in rows[0]:
                 ref = rows[0]
                 width = ref["upper_bound"] - ref["lower_bound"]
