@@ -331,6 +331,52 @@ def test_slot_gradient_is_the_labelings_loss_augmented_score_difference(order):
         assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+@pytest.mark.parametrize("order", [1, 2])
+def test_slot_gram_is_the_cached_labelings_feature_gram_and_the_steps_keep_w_of_alpha(order, lam):
+    """The steps read K[m, m'] = Δf(x, y_m)ᵀΔf(x, y_m'), kept as labelings enter, move and leave the caches: here
+    recomputed from f by explicit loops (test_chain_order2.joint_f2) after passes with 4 slots a cache (so that
+    evictions and compactions happen), and rebuilt from nothing as a resume does; the v and w = soft(v, λ) the steps
+    moved by their net moves are v(α) and w(α) rebuilt from the caches."""
+    from test_chain_order2 import data, joint_f2
+    from mmprog.inference.frank_wolfe import slot_gram
+    ds = data(8, n=10, K=3, d=4, max_len=7)
+    K = ds.n_labels
+    fmap = ChainFeatureMap.from_dataset(ds, order=order)
+    fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 4, None, 0,
+                         dict(C=2.0, inner=10, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=2,
+                              cache_sampling="gap", cache_rule="fixed", lam=lam))
+    for _ in range(5):
+        fw.one_pass(fw.order("uniform", 1))
+        fw.cache_only("gap")
+        fw.cache_only("gap")
+    assert fw.evicted > 0 and fw.cnt.max() >= 3
+    d = ds.X[0].shape[1]
+
+    def f(x, y):
+        full = joint_f2(x, y, K)
+        return full[: d * K + K * K] if order == 1 else full
+
+    blocks = []
+    for i, (x, y) in enumerate(zip(ds.X, ds.Y)):
+        x = x.toarray()
+        lo, hi, c = fw.offsets[i], fw.offsets[i + 1], int(fw.cnt[i])
+        dF = np.array([f(x, y) - f(x, fw.lab[m, lo:hi].astype(int)) for m in range(c)])
+        assert np.allclose(fw.gram[i, :c, :c], dF @ dF.T, rtol=1e-12, atol=1e-12)
+        blocks.append(fw.gram[i, :c, :c].copy())
+    fw.gram[:] = 0.0
+    slot_gram(fw.data, fw.cache, fw.work)
+    for i, kept in enumerate(blocks):
+        c = int(fw.cnt[i])
+        assert np.allclose(fw.gram[i, :c, :c], kept, rtol=1e-12, atol=1e-12)
+    w_steps, v_steps = fw.w.copy(), fw.v.copy()
+    fw.rebuild()
+    assert np.allclose(v_steps, fw.v, rtol=1e-12, atol=1e-12)
+    assert np.allclose(w_steps, fw.w, rtol=1e-12, atol=1e-12)
+    if lam > 0:
+        assert np.allclose(fw.w, np.sign(fw.v) * np.maximum(np.abs(fw.v) - lam, 0.0)) and (fw.w == 0).any()
+
+
 def test_fit_route_bcfw_second_order_seen_transitions_is_certified():
     """``mmprog.fit(route="bcfw", order=2, transitions="seen")``: the Result brackets the enumerated optimum over
     the labelings of seen bigrams, and its predictions are those of its w."""
@@ -350,13 +396,14 @@ def test_fit_route_bcfw_second_order_seen_transitions_is_certified():
 
 @pytest.mark.parametrize("lam", [0.0, 0.4])
 @pytest.mark.parametrize("order", [1, 2])
-def test_pair_norm_and_step_touch_only_the_differing_positions_yet_match_explicit_features(order, lam):
-    """‖f(x, a) − f(x, s)‖² from the positions where a and s differ (merged from their differences to gold, pairs and
-    trigrams away from them left out) equals the norm of the explicit feature difference (test_chain_order2.joint_f2),
-    and a pairwise step moves v by exactly step·(f(x, a) − f(x, s)), sets w = soft(v, λ) (w = v for λ = 0) and
+def test_slot_gram_and_step_touch_only_the_differing_positions_yet_match_explicit_features(order, lam):
+    """The slot Gram matrix K[m, m'] = Δf(y_m)ᵀΔf(y_m') from the positions where each labeling differs from gold
+    (pairs and trigrams away from them left out) equals the explicit feature differences' (test_chain_order2.joint_f2)
+    on real-valued inputs, so K[a, a] + K[s, s] − 2K[a, s] is ‖f(x, a) − f(x, s)‖²; and a pairwise step (the move
+    that empties a full cache) moves v by exactly step·(f(x, a) − f(x, s)), sets w = soft(v, λ) (w = v for λ = 0) and
     moves the token scores to X·W, on random labelings with runs of differences at the ends and in the middle."""
     from test_chain_order2 import joint_f2
-    from mmprog.inference.frank_wolfe import (_pair_diff, _pair_norm2, _pair_step, _slot_positions, token_gram,
+    from mmprog.inference.frank_wolfe import (_pair_diff, _pair_step, _slot_gram_row, _slot_positions, token_gram,
                                               work_arrays)
     rng = np.random.default_rng(10 + order)
     K, d, L = 3, 4, 8
@@ -378,14 +425,25 @@ def test_pair_norm_and_step_touch_only_the_differing_positions_yet_match_explici
         lab = np.stack(lab).astype(np.int16)
         dpos, dcnt, upos = np.empty((3, L), np.int64), np.empty(3, np.int64), np.empty(L, np.int64)
         npos = _slot_positions(lab, gold, 0, L, 3, dpos, dcnt, upos)
+        work = work_arrays(L, K, 3, order, None)
+        work[17][:], work[18][:] = dpos, dcnt
+        gram = np.full((1, 3, 3), np.nan)
+        gram[0, 0, 0] = 0.0                  # gold's Δf = 0: the route's arrays start at zero
+        cache = (lab, np.zeros((1, 3)), np.zeros((1, 3)), np.array([3]), gram)
+        data = (Xp, Xi, Xd, offsets, gold, Gp, Gv)
+        for m in (1, 2):
+            _slot_gram_row(0, m, m + 1, data, cache, work, upos, npos)
+        dF = np.array([f(gold) - f(lab[m]) for m in range(3)])
+        np.testing.assert_allclose(gram[0], dF @ dF.T, rtol=1e-12, atol=1e-12)
+        # the buffers the rows used are left zero for the next
+        assert not work[5].any() and not work[6].any() and not work[21].any()
         for a, s in ((1, 2), (0, 1), (2, 0)):
             diff = np.empty(L + 1, np.int64)
             nd = _pair_diff(lab[a], lab[s], 0, dpos[a], dcnt[a], dpos[s], dcnt[s], diff)
             np.testing.assert_array_equal(diff[:nd], np.flatnonzero(lab[a] != lab[s]))
             want = f(lab[a]) - f(lab[s])
-            got = _pair_norm2(lab[a], lab[s], 0, L, Gv, 0, np.zeros((K, K)),
-                              np.zeros((K, K, K) if order == 2 else (0, 0, 0)), diff, nd)
-            assert got == pytest.approx(want @ want, rel=1e-12, abs=1e-12)
+            got = gram[0, a, a] + gram[0, s, s] - 2 * gram[0, a, s]
+            assert got == pytest.approx(want @ want, rel=1e-10, abs=1e-10)
             V, TrV = rng.normal(size=(d, K)), rng.normal(size=(K, K))
             TriV = rng.normal(size=(K, K, K)) if order == 2 else np.zeros((0, 0, 0))
             v0 = np.r_[V.ravel(), TrV.ravel(), TriV.ravel()]

@@ -42,10 +42,13 @@ is the work the kernels count (rows of w read and moved, Viterbi cells, Gram and
 :data:`WORK_SECONDS`, so that a fit's path is fixed by its seed and data, never by the machine's load (and swapping
 the master or oracle back end still gives the same w).
 
-Why this is cheap on template features: the gradient of a cached labeling is a sum of token scores, and after a step
-the token scores of the example move by γ Σ_t G_{t't}(e(a_t) − e(s_t)) with G = XᵢXᵢᵀ the example's token Gram
-matrix (computed once, Σᵢ Tᵢ² floats), so the inner steps never touch the d × K state block except to add the
-step's γ(f(xᵢ, a) − f(xᵢ, s)) to w (the differing tokens' rows).
+Why this is cheap on template features: the gradient of a cached labeling is a sum of token scores, read once a
+visit; a step moving γ from a to s then moves every cached gradient by −γ(K[m, s] − K[m, a]), with K the cached
+labelings' Gram matrix K[m, m'] = Δfᵢ(y_m)ᵀΔfᵢ(y_m') (kept per example as labelings enter and leave the cache,
+n·M² floats, each new row from the token Gram matrix G = XᵢXᵢᵀ, Σᵢ Tᵢ² floats computed once), so a step costs
+O(|Sᵢ|) and the visit adds its net move Σ_m Δαᵢ(y_m) Δfᵢ(y_m) to v once (the differing tokens' rows of the d × K
+state block). For the elastic net, whose w = soft(v, λ) is not linear in α, these are the steps of D's quadratic
+lower model at the visit's start (see above): D rises at least as much as the model says.
 
 The working set is kept as labelings (token-stacked, one row per cache slot) with their α, so the n-slack master of
 P0 on that working set (:meth:`BCFWRun.working_set`: cuts Δfᵢ(y), Δℓᵢ(y) for every cached y ≠ yᵢ with α > 0) can be
@@ -68,7 +71,7 @@ import scipy.sparse as sp
 from . import interrupts
 from ..exceptions import DataError, ParameterError, check_param
 from ..features.chain import ChainFeatureMap
-from ..inference.frank_wolfe import WORK, bcfw_pass, cache_pass, rebuild_w, token_gram, work_arrays
+from ..inference.frank_wolfe import WORK, bcfw_pass, cache_pass, rebuild_w, slot_gram, token_gram, work_arrays
 
 #: The programs the route solves: P0 and, with w = soft(v(α), λ), the elastic-net M³N
 PROGRAMS = ("m3n", "enm3n")
@@ -489,11 +492,15 @@ class FrankWolfe:
         self.model, self.acc = _blocks(fmap, self.w), _blocks(fmap, self.v)
         self.W, self.Tr, self.Tri = self.model
         self.data = (self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv)
-        self.cache = (self.lab, self.alpha, self.loss, self.cnt)
+        # the steps read the cached labelings' Gram matrices (n·M² floats) in place of token scores
+        self.gram = np.zeros((n, M, M))
+        self.cache = (self.lab, self.alpha, self.loss, self.cnt, self.gram)
         self.lin = self.rebuild()
         T = int(lengths.max()) if n else 1
         # the pass kernels' work arrays, made once
         self.work = work_arrays(T, K, M, fmap.order, fmap.allowed)
+        if resume is not None:
+            slot_gram(self.data, self.cache, self.work)
         self.hinge, self.bgap, self.cgap, self.ogap = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         self.rng = np.random.default_rng(seed)
         self.history, self.timings = [], {"pass": 0.0, "oracle": 0.0, "cache": 0.0, "certificate": 0.0,

@@ -8,6 +8,9 @@
 * :func:`cache_pass` — the same steps without the oracle (Shah et al.'s passes over the cached planes), scoring
   only the tokens where a cached labeling differs from gold.
 
+A step reads the cached labelings' Gram matrix (:func:`slot_gram`, a row computed as a labeling enters) instead of
+the token scores, so a visit's steps cost O(|Sᵢ|) each and v takes their net move once.
+
 Both passes add up the increase of the dual D(α) their steps make (exact: γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖²
 a step), which the driver can weigh against their seconds to decide when to go back to the oracle. A step's norm
 and its state-row moves read only the positions where its two labelings differ.
@@ -20,9 +23,10 @@ The arrays come in four groups (numba tuples):
   chain, its label-trigram block Tri[y_{t-2}, y_{t-1}, y_t] (K × K × K; shape (0, 0, 0) for the first order);
 * ``acc = (V, TrV, TriV)``: v = ΔFᵀα in the same blocks, of which w = soft(v, λ) for the elastic net ½‖w‖² + λ‖w‖₁
   (``lam`` > 0); with λ = 0, ``acc`` is ``model`` itself (w = v);
-* ``cache = (lab, alpha, loss, cnt)``: token-stacked labelings ``lab`` (M slots × N tokens; example i's slot m is
-  ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i], slot 0 the gold labeling) with their αᵢ(y) and
-  Δℓᵢ(y) (n × M);
+* ``cache = (lab, alpha, loss, cnt, gram)``: token-stacked labelings ``lab`` (M slots × N tokens; example i's slot
+  m is ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i], slot 0 the gold labeling) with their αᵢ(y) and
+  Δℓᵢ(y) (n × M), and the slots' Gram matrices ``gram[i, m, m'] = Δfᵢ(y_m)ᵀΔfᵢ(y_m')`` (n × M × M), kept as
+  labelings enter and leave the caches (:func:`slot_gram`);
 * ``work``: the work arrays of :func:`work_arrays`.
 """
 from __future__ import annotations
@@ -103,7 +107,9 @@ def work_arrays(T, K, M, order, allowed=None):
     4 transposed edges (1, K, K); 5, 6 count buffers (K, K) and (K, K, K) (zeros; (0, 0, 0) for ``order=1``); 7 gradients (M,); 8, 9 positions
     (T + 1,) and (T,); 10–13 the allowed bigrams as lists (succ_ptr, succ, pred_ptr, pred; empty: all allowed);
     14 a (K,) buffer; 15, 16 the second-order Viterbi's δ (T, K, K), −inf where it never writes, and back-pointers;
-    17, 18 the positions where each cache slot differs from gold (M, T) and their counts (M,); 19 their union (T,).
+    17, 18 the positions where each cache slot differs from gold (M, T) and their counts (M,); 19 their union (T,);
+    20 a visit's net moves of α per slot (M,); 21 a slot's state part spread over positions (T, K) (zeros); 22, 23
+    a position's net moves per label (K,) (zeros) and the labels they touch (K,).
     The second-order arrays are (1, 1, 1) for ``order=1`` (one compiled signature serves both orders)."""
     T = max(int(T), 2)
     S = (T, K, K) if order == 2 else (1, 1, 1)
@@ -119,7 +125,8 @@ def work_arrays(T, K, M, order, allowed=None):
             np.empty((1, K, K)), np.zeros((K, K)), np.zeros((K, K, K) if order == 2 else (0, 0, 0)), np.empty(M), np.empty(T + 1, np.int64),
             np.empty(T, np.int64)) + lists + (np.empty(K), np.full(S, -np.inf), np.empty(S, np.int32),
                                               np.empty((M, T), np.int64), np.empty(M, np.int64),
-                                              np.empty(T, np.int64))
+                                              np.empty(T, np.int64), np.zeros(M), np.zeros((T, K)),
+                                              np.zeros(K), np.empty(K, np.int64))
 
 
 @njit(**_JIT)
@@ -151,7 +158,7 @@ def rebuild_w(data, model, cache):
     """w(α) = Σᵢ Σ_y αᵢ(y) Δfᵢ(y) into the model's blocks from zero; returns Σᵢ Σ_y αᵢ(y) Δℓᵢ(y)."""
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
     W, Tr, Tri = model
-    lab, alpha, loss, cnt = cache
+    lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     W[:, :] = 0.0
     Tr[:, :] = 0.0
     order2 = Tri.shape[0] > 0
@@ -330,7 +337,7 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
     W, Tr, Tri = model
-    lab, alpha, loss, cnt = cache
+    lab, alpha, loss, cnt, gram = cache
     node, y, gsc, pos = work[0], work[3], work[7], work[9]
     dpos, dcnt, upos = work[17], work[18], work[19]
     M = lab.shape[0]
@@ -406,6 +413,9 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         # read)
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
         gain[4] += L * c
+        if not found and H > tol:
+            _slot_gram_row(i, c - 1, c, data, cache, work, upos, npos)
+            gain[4] += dcnt[c - 1] * npos + c
         gain[0] += _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, upos, npos, gain)
         _compact(i, lo, L, cache, gsc)
     clock[1] += cycles() - start
@@ -418,7 +428,7 @@ def _evict(i, data, model, acc, lam, cache, gsc, work, npos):
     slot; the gradients are recomputed (the move changed the token scores). Returns the new count."""
     gold, offsets = data[4], data[3]
     W, Tr, Tri = model
-    lab, alpha, loss, cnt = cache
+    lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     lo, hi = offsets[i], offsets[i + 1]
     c = cnt[i]
     a_min = 1
@@ -463,7 +473,7 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
     W, Tr, Tri = model
-    lab, alpha, loss, cnt = cache
+    lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     node, gsc = work[0], work[7]
     dpos, dcnt, upos = work[17], work[18], work[19]
     ahead = work[9]
@@ -497,19 +507,130 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
 
 
 @njit(**_JIT)
-def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos, npos, count):
-    """Up to ``inner`` exact pairwise steps inside the cache of example i: mass γ moves from the cached labeling a
-    of least gradient with α > 0 to the one s of largest gradient, γ = min(αᵢ(a), (g(s) − g(a)) / ‖f(x, a) −
-    f(x, s)‖²), the exact maximiser of D along that direction. ``gsc`` holds the gradients on entry and is kept;
-    the token scores are kept at the positions ``pos[:npos]`` (those where a cached labeling differs from gold,
-    listed per slot in ``work[17]``, ``work[18]``). Returns the increase of the dual D(α) the steps made; their
-    work is added to ``count[1:5]`` (:data:`WORK`)."""
+def _slot_counts(y, gold, lo, L, dp, nd, trbuf, tribuf, add):
+    """The label-pair (and trigram) part of Δf(x, y) = f(x, yᵢ) − f(x, y) into the dense buffers (``add``), or
+    those entries back to zero: the pairs and trigrams touching the positions ``dp[:nd]`` where y differs from
+    gold (the others cancel)."""
+    last_j = -1
+    last_e = -1
+    for x in range(nd):
+        t = dp[x]
+        for j in range(max(t - 1, last_j + 1), min(t + 1, L - 1)):
+            g0, g1, y0, y1 = gold[lo + j], gold[lo + j + 1], y[lo + j], y[lo + j + 1]
+            if add:
+                trbuf[g0, g1] += 1.0
+                trbuf[y0, y1] -= 1.0
+            else:
+                trbuf[g0, g1] = 0.0
+                trbuf[y0, y1] = 0.0
+            last_j = j
+        if tribuf.shape[0] > 0:
+            for e in range(max(t, 2, last_e + 1), min(t + 3, L)):
+                g0, g1, g2 = gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]
+                y0, y1, y2 = y[lo + e - 2], y[lo + e - 1], y[lo + e]
+                if add:
+                    tribuf[g0, g1, g2] += 1.0
+                    tribuf[y0, y1, y2] -= 1.0
+                else:
+                    tribuf[g0, g1, g2] = 0.0
+                    tribuf[y0, y1, y2] = 0.0
+                last_e = e
+
+
+@njit(**_JIT)
+def _slot_gram_row(i, m, c, data, cache, work, pos, npos):
+    """Row and column m of example i's slot Gram matrix, K[m, k] = Δf(x, y_m)ᵀΔf(x, y_k) with Δf(x, y) = f(x, yᵢ) −
+    f(x, y), against the slots k < c (slot 0, gold, has Δf = 0). Each slot's positions that differ from gold are
+    listed in ``work[17]``, ``work[18]``, their union in ``pos[:npos]``.
+
+    Δf(x, y_m)'s state part is first spread over the union's positions, h[u, ℓ] = Σ_{t: y_m,t ≠ yᵢ,t} G[t, u]
+    ([yᵢ,t = ℓ] − [y_m,t = ℓ]) with G the token Gram matrix, and its label-pair (and trigram) counts into dense
+    buffers; then each K[m, k] reads h and the buffers at slot k's positions only: O(nd_m·npos + Σ_k nd_k) in
+    place of O(Σ_k nd_m·nd_k)."""
+    gold, offsets, Gp, Gv = data[4], data[3], data[5], data[6]
+    lab, gram = cache[0], cache[4]
+    dpos, dcnt = work[17], work[18]
+    trbuf, tribuf, h = work[5], work[6], work[21]
+    lo = offsets[i]
+    L = offsets[i + 1] - lo
+    la = lab[m]
+    dm, nm = dpos[m], dcnt[m]
+    gbase = Gp[i]
+    for x in range(nm):
+        t = dm[x]
+        gt, at = gold[lo + t], la[lo + t]
+        row = gbase + t * L
+        for z in range(npos):
+            u = pos[z]
+            gv = Gv[row + u]
+            h[u, gt] += gv
+            h[u, at] -= gv
+    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, True)
+    order2 = tribuf.shape[0] > 0
+    gram[i, m, 0] = 0.0
+    gram[i, 0, m] = 0.0
+    for k in range(1, c):
+        lk = lab[k]
+        dk, nk = dpos[k], dcnt[k]
+        v = 0.0
+        last_j = -1
+        last_e = -1
+        for x in range(nk):
+            u = dk[x]
+            v += h[u, gold[lo + u]] - h[u, lk[lo + u]]
+            for j in range(max(u - 1, last_j + 1), min(u + 1, L - 1)):
+                v += trbuf[gold[lo + j], gold[lo + j + 1]] - trbuf[lk[lo + j], lk[lo + j + 1]]
+                last_j = j
+            if order2:
+                for e in range(max(u, 2, last_e + 1), min(u + 3, L)):
+                    v += tribuf[gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]] - \
+                        tribuf[lk[lo + e - 2], lk[lo + e - 1], lk[lo + e]]
+                    last_e = e
+        gram[i, m, k] = v
+        gram[i, k, m] = v
+    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, False)
+    K = h.shape[1]
+    for z in range(npos):
+        u = pos[z]
+        for q in range(K):
+            h[u, q] = 0.0
+
+
+@njit(**_JIT)
+def slot_gram(data, cache, work):
+    """Every example's slot Gram matrix ``gram[i, m, m'] = Δfᵢ(y_m)ᵀΔfᵢ(y_m')`` over its cached labelings (after
+    a resume; a fit from empty caches builds them one labeling at a time, as here)."""
     gold, offsets = data[4], data[3]
-    W, Tr, Tri = model
-    lab, alpha, loss, cnt = cache
-    node, dpos, dcnt = work[0], work[17], work[18]
-    lo, hi = offsets[i], offsets[i + 1]
-    L = hi - lo
+    lab, cnt = cache[0], cache[3]
+    pos = work[19]
+    n = offsets.shape[0] - 1
+    for i in range(n):
+        c = cnt[i]
+        lo = offsets[i]
+        npos = _slot_positions(lab, gold, lo, offsets[i + 1] - lo, c, work[17], work[18], pos)
+        for m in range(1, c):
+            _slot_gram_row(i, m, m + 1, data, cache, work, pos, npos)
+
+
+@njit(**_JIT)
+def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos, npos, count):
+    """Up to ``inner`` pairwise steps inside the cache of example i, through its slot Gram matrix K = ``gram[i]``:
+    mass γ moves from the cached labeling a of least gradient with α > 0 to the one s of largest gradient,
+    γ = min(αᵢ(a), (g(s) − g(a)) / ‖Δf(y_s) − Δf(y_a)‖²) with the norm K[a, a] + K[s, s] − 2K[a, s], and every
+    cached gradient moves by −γ(K[m, s] − K[m, a]): O(c) a step, no token scores read. ``gsc`` holds the
+    gradients on entry. v takes the visit's net move of each slot's α once, after the steps, and w = soft(v, λ)
+    where it moved (:func:`_move_net`; the positions of the slots are ``pos[:npos]``, per slot ``work[17]``,
+    ``work[18]``).
+
+    For P0 (λ = 0) these are the exact maximisers of D along each pair direction and the returned increase is
+    D's. For the elastic net the gradients and norms are those of D's quadratic lower model at the visit's start
+    (soft(·, λ) is monotone and 1-Lipschitz, so D's curvature along any direction is at most the K-norm): the steps
+    maximise that model over the block, so D rises at least by the returned increase. Its work is added to
+    ``count[1:5]`` (:data:`WORK`)."""
+    lab, alpha, gram = cache[0], cache[1], cache[4]
+    dal = work[20]
+    for m in range(c):
+        dal[m] = 0.0
     gain = 0.0
     for _ in range(inner):
         s = 0
@@ -521,26 +642,107 @@ def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos,
                 a = m
         if a < 0 or s == a or gsc[s] - gsc[a] <= tol:
             break
-        diff = work[8]
-        nd = _pair_diff(lab[a], lab[s], lo, dpos[a], dcnt[a], dpos[s], dcnt[s], diff)
-        norm2 = _pair_norm2(lab[a], lab[s], lo, L, data[6], data[5][i], work[5], work[6], diff, nd)
+        norm2 = gram[i, a, a] + gram[i, s, s] - 2.0 * gram[i, a, s]
         step = alpha[i, a]
         if norm2 > 0.0:
             step = min(step, (gsc[s] - gsc[a]) / norm2)
-        # D rises by γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖² along the pair direction (exactly with λ = 0; with
-        # λ > 0 at least that: soft(·, λ) is monotone and 1-Lipschitz, so D's curvature along it is at most the
-        # norm, and γ maximises that lower model)
+        if step <= 0.0:
+            break
         gain += step * (gsc[s] - gsc[a]) - 0.5 * step * step * norm2
-        _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, diff, nd)
-        for m in range(c):
-            gsc[m] = _slot_gradient(node, Tr, Tri, lab[m], gold, lo, L, loss[i, m], dpos[m], dcnt[m])
-        count[2] += _rows_at(data[0], lo, diff, nd)
-        if lam > 0.0:
-            count[1] += _rows_at(data[0], lo, pos, npos)     # the example rescored from w = soft(v, λ)
-            count[4] += nd * nd + L + c * npos
+        if step >= alpha[i, a]:
+            step = alpha[i, a]
+            alpha[i, a] = 0.0
         else:
-            count[4] += nd * nd + nd * npos + L + c * npos
+            alpha[i, a] -= step
+        alpha[i, s] += step
+        dal[a] -= step
+        dal[s] += step
+        for m in range(c):
+            gsc[m] -= step * (gram[i, m, s] - gram[i, m, a])
+        count[4] += c
+    count[2] += _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos)
     return gain
+
+
+@njit(**_JIT)
+def _touch(touched, nl, q):
+    """Label q into the list ``touched[:nl]`` unless it is there (a net move that adds up to 0 must not list it
+    twice); returns the list's length."""
+    for x in range(nl):
+        if touched[x] == q:
+            return nl
+    touched[nl] = q
+    return nl + 1
+
+
+@njit(**_JIT)
+def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
+    """w += Σ_m dal[m]·Δfᵢ(y_m) (λ = 0), the visit's net move: at each position of ``pos[:npos]`` the moves of the
+    slots that differ from gold there are added up per label first, so each state row of the token is moved once
+    per label touched (not once per slot); the label pairs and trigrams slot by slot. Returns the rows moved."""
+    Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
+    W, Tr, Tri = model
+    V, TrV, TriV = acc
+    enet = lam > 0.0
+    dpos, dcnt = work[17], work[18]
+    net, touched = work[22], work[23]
+    lo = offsets[i]
+    L = offsets[i + 1] - lo
+    rows = 0
+    for z in range(npos):
+        r = lo + pos[z]
+        g = gold[r]
+        nl = 0
+        for m in range(1, c):
+            d = dal[m]
+            k = lab[m, r]
+            if d == 0.0 or k == g:
+                continue
+            nl = _touch(touched, nl, g)
+            nl = _touch(touched, nl, k)
+            net[g] += d
+            net[k] -= d
+        if nl == 0:
+            continue
+        for p in range(Xp[r], Xp[r + 1]):
+            j, x = Xi[p], Xd[p]
+            for q in range(nl):
+                k = touched[q]
+                V[j, k] += x * net[k]
+                if enet:
+                    W[j, k] = soft(V[j, k], lam)
+        for q in range(nl):
+            net[touched[q]] = 0.0
+        rows += Xp[r + 1] - Xp[r]
+    order2 = Tri.shape[0] > 0
+    for m in range(1, c):
+        d = dal[m]
+        if d == 0.0:
+            continue
+        y, dp, nd = lab[m], dpos[m], dcnt[m]
+        last_j = -1
+        last_e = -1
+        for x in range(nd):
+            t = dp[x]
+            for j in range(max(t - 1, last_j + 1), min(t + 1, L - 1)):
+                g0, g1, y0, y1 = gold[lo + j], gold[lo + j + 1], y[lo + j], y[lo + j + 1]
+                TrV[g0, g1] += d
+                TrV[y0, y1] -= d
+                if enet:
+                    Tr[g0, g1] = soft(TrV[g0, g1], lam)
+                    Tr[y0, y1] = soft(TrV[y0, y1], lam)
+                last_j = j
+            if order2:
+                for e in range(max(t, 2, last_e + 1), min(t + 3, L)):
+                    g0, g1, g2 = gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]
+                    y0, y1, y2 = y[lo + e - 2], y[lo + e - 1], y[lo + e]
+                    TriV[g0, g1, g2] += d
+                    TriV[y0, y1, y2] -= d
+                    if enet:
+                        Tri[g0, g1, g2] = soft(TriV[g0, g1, g2], lam)
+                        Tri[y0, y1, y2] = soft(TriV[y0, y1, y2], lam)
+                    last_e = e
+    return rows
 
 
 @njit(**_JIT)
@@ -593,60 +795,6 @@ def _pair_diff(la, ls, lo, da, na, ds, ns, diff):
             diff[nd] = t
             nd += 1
     return nd
-
-
-@njit(**_JIT)
-def _pair_norm2(la, ls, lo, L, Gv, gbase, trbuf, tribuf, diff, nd):
-    """‖f(x, a) − f(x, s)‖² through the token Gram matrix and the label-pair (and -trigram) counts, a and s
-    differing at the positions ``diff[:nd]`` (ascending): the pairs and trigrams away from them cancel, so only
-    those touching them are counted."""
-    s = 0.0
-    for x in range(nd):
-        t = diff[x]
-        at, st = la[lo + t], ls[lo + t]
-        for z in range(nd):
-            u = diff[z]
-            au, su = la[lo + u], ls[lo + u]
-            e = (1.0 if at == au else 0.0) - (1.0 if at == su else 0.0) - (1.0 if st == au else 0.0) \
-                + (1.0 if st == su else 0.0)
-            if e != 0.0:
-                s += Gv[gbase + t * L + u] * e
-    last = -1
-    for x in range(nd):                      # the label pairs (j, j + 1) touching a differing position
-        t = diff[x]
-        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
-            trbuf[la[lo + j], la[lo + j + 1]] += 1.0
-            trbuf[ls[lo + j], ls[lo + j + 1]] -= 1.0
-            last = j
-    last = -1
-    for x in range(nd):
-        t = diff[x]
-        for j in range(max(t - 1, last + 1), min(t + 1, L - 1)):
-            for which in range(2):
-                l1 = la if which == 0 else ls
-                v = trbuf[l1[lo + j], l1[lo + j + 1]]
-                s += v * v
-                trbuf[l1[lo + j], l1[lo + j + 1]] = 0.0
-            last = j
-    if tribuf.shape[0] > 0:
-        last = -1
-        for x in range(nd):                  # the trigrams (e − 2, e − 1, e) touching one
-            t = diff[x]
-            for e in range(max(t, 2, last + 1), min(t + 3, L)):
-                tribuf[la[lo + e - 2], la[lo + e - 1], la[lo + e]] += 1.0
-                tribuf[ls[lo + e - 2], ls[lo + e - 1], ls[lo + e]] -= 1.0
-                last = e
-        last = -1
-        for x in range(nd):
-            t = diff[x]
-            for e in range(max(t, 2, last + 1), min(t + 3, L)):
-                for which in range(2):
-                    l1 = la if which == 0 else ls
-                    v = tribuf[l1[lo + e - 2], l1[lo + e - 1], l1[lo + e]]
-                    s += v * v
-                    tribuf[l1[lo + e - 2], l1[lo + e - 1], l1[lo + e]] = 0.0
-                last = e
-    return s
 
 
 @njit(**_JIT)
@@ -718,7 +866,7 @@ def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, dif
 @njit(**_JIT)
 def _compact(i, lo, L, cache, gsc):
     """Drop the cached labelings of example i whose α is 0 (never the gold slot 0); returns the new count."""
-    lab, alpha, loss, cnt = cache
+    lab, alpha, loss, cnt, gram = cache
     c = cnt[i]
     m = 1
     while m < c:
@@ -730,6 +878,11 @@ def _compact(i, lo, L, cache, gsc):
                 alpha[i, m] = alpha[i, c]
                 loss[i, m] = loss[i, c]
                 gsc[m] = gsc[c]
+                for k in range(c + 1):          # slot c's Gram row and column become slot m's
+                    gram[i, m, k] = gram[i, c, k]
+                for k in range(c + 1):
+                    gram[i, k, m] = gram[i, k, c]
+                gram[i, m, m] = gram[i, c, c]
             alpha[i, c] = 0.0
         else:
             m += 1
