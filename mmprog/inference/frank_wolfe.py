@@ -109,7 +109,8 @@ def work_arrays(T, K, M, order, allowed=None):
     14 a (K,) buffer; 15, 16 the second-order Viterbi's δ (T, K, K), −inf where it never writes, and back-pointers;
     17, 18 the positions where each cache slot differs from gold (M, T) and their counts (M,); 19 their union (T,);
     20 a visit's net moves of α per slot (M,); 21 a slot's state part spread over positions (T, K) (zeros); 22, 23
-    a position's net moves per label (K,) (zeros) and the labels they touch (K,).
+    a position's net moves per label (K,) (zeros) and the labels they touch (K,); 24, 25 the label pairs and
+    trigrams touching a labeling's differences (T + 1,).
     The second-order arrays are (1, 1, 1) for ``order=1`` (one compiled signature serves both orders)."""
     T = max(int(T), 2)
     S = (T, K, K) if order == 2 else (1, 1, 1)
@@ -126,7 +127,8 @@ def work_arrays(T, K, M, order, allowed=None):
             np.empty(T, np.int64)) + lists + (np.empty(K), np.full(S, -np.inf), np.empty(S, np.int32),
                                               np.empty((M, T), np.int64), np.empty(M, np.int64),
                                               np.empty(T, np.int64), np.zeros(M), np.zeros((T, K)),
-                                              np.zeros(K), np.empty(K, np.int64))
+                                              np.zeros(K), np.empty(K, np.int64), np.empty(T + 1, np.int64),
+                                              np.empty(T + 1, np.int64))
 
 
 @njit(**_JIT)
@@ -507,34 +509,45 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
 
 
 @njit(**_JIT)
-def _slot_counts(y, gold, lo, L, dp, nd, trbuf, tribuf, add):
-    """The label-pair (and trigram) part of Δf(x, y) = f(x, yᵢ) − f(x, y) into the dense buffers (``add``), or
-    those entries back to zero: the pairs and trigrams touching the positions ``dp[:nd]`` where y differs from
-    gold (the others cancel)."""
-    last_j = -1
-    last_e = -1
+def _touching(dp, nd, L, order2, js, es):
+    """The label pairs (j, j + 1) into ``js`` and, with ``order2``, the trigrams (e − 2, e − 1, e) into ``es`` that
+    touch the positions ``dp[:nd]`` (ascending), each once: where a labeling differs from gold at those positions
+    only, these are the pairs and trigrams of its Δf (the others cancel). Returns their counts."""
+    nj = 0
+    ne = 0
     for x in range(nd):
         t = dp[x]
-        for j in range(max(t - 1, last_j + 1), min(t + 1, L - 1)):
-            g0, g1, y0, y1 = gold[lo + j], gold[lo + j + 1], y[lo + j], y[lo + j + 1]
-            if add:
-                trbuf[g0, g1] += 1.0
-                trbuf[y0, y1] -= 1.0
-            else:
-                trbuf[g0, g1] = 0.0
-                trbuf[y0, y1] = 0.0
-            last_j = j
-        if tribuf.shape[0] > 0:
-            for e in range(max(t, 2, last_e + 1), min(t + 3, L)):
-                g0, g1, g2 = gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]
-                y0, y1, y2 = y[lo + e - 2], y[lo + e - 1], y[lo + e]
-                if add:
-                    tribuf[g0, g1, g2] += 1.0
-                    tribuf[y0, y1, y2] -= 1.0
-                else:
-                    tribuf[g0, g1, g2] = 0.0
-                    tribuf[y0, y1, y2] = 0.0
-                last_e = e
+        for j in range(max(t - 1, js[nj - 1] + 1 if nj else 0), min(t + 1, L - 1)):
+            js[nj] = j
+            nj += 1
+        if order2:
+            for e in range(max(t, 2, es[ne - 1] + 1 if ne else 0), min(t + 3, L)):
+                es[ne] = e
+                ne += 1
+    return nj, ne
+
+
+@njit(**_JIT)
+def _slot_counts(y, gold, lo, L, dp, nd, trbuf, tribuf, add, js, es):
+    """The label-pair (and trigram) part of Δf(x, y) = f(x, yᵢ) − f(x, y) into the dense buffers (``add``), or
+    those entries back to zero (y differing from gold at the positions ``dp[:nd]`` only)."""
+    nj, ne = _touching(dp, nd, L, tribuf.shape[0] > 0, js, es)
+    for x in range(nj):
+        r = lo + js[x]
+        if add:
+            trbuf[gold[r], gold[r + 1]] += 1.0
+            trbuf[y[r], y[r + 1]] -= 1.0
+        else:
+            trbuf[gold[r], gold[r + 1]] = 0.0
+            trbuf[y[r], y[r + 1]] = 0.0
+    for x in range(ne):
+        r = lo + es[x] - 2
+        if add:
+            tribuf[gold[r], gold[r + 1], gold[r + 2]] += 1.0
+            tribuf[y[r], y[r + 1], y[r + 2]] -= 1.0
+        else:
+            tribuf[gold[r], gold[r + 1], gold[r + 2]] = 0.0
+            tribuf[y[r], y[r + 1], y[r + 2]] = 0.0
 
 
 @njit(**_JIT)
@@ -565,7 +578,8 @@ def _slot_gram_row(i, m, c, data, cache, work, pos, npos):
             gv = Gv[row + u]
             h[u, gt] += gv
             h[u, at] -= gv
-    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, True)
+    js, es = work[24], work[25]
+    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, True, js, es)
     order2 = tribuf.shape[0] > 0
     gram[i, m, 0] = 0.0
     gram[i, 0, m] = 0.0
@@ -573,22 +587,19 @@ def _slot_gram_row(i, m, c, data, cache, work, pos, npos):
         lk = lab[k]
         dk, nk = dpos[k], dcnt[k]
         v = 0.0
-        last_j = -1
-        last_e = -1
         for x in range(nk):
             u = dk[x]
             v += h[u, gold[lo + u]] - h[u, lk[lo + u]]
-            for j in range(max(u - 1, last_j + 1), min(u + 1, L - 1)):
-                v += trbuf[gold[lo + j], gold[lo + j + 1]] - trbuf[lk[lo + j], lk[lo + j + 1]]
-                last_j = j
-            if order2:
-                for e in range(max(u, 2, last_e + 1), min(u + 3, L)):
-                    v += tribuf[gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]] - \
-                        tribuf[lk[lo + e - 2], lk[lo + e - 1], lk[lo + e]]
-                    last_e = e
+        nj, ne = _touching(dk, nk, L, order2, js, es)
+        for x in range(nj):
+            r = lo + js[x]
+            v += trbuf[gold[r], gold[r + 1]] - trbuf[lk[r], lk[r + 1]]
+        for x in range(ne):
+            r = lo + es[x] - 2
+            v += tribuf[gold[r], gold[r + 1], gold[r + 2]] - tribuf[lk[r], lk[r + 1], lk[r + 2]]
         gram[i, m, k] = v
         gram[i, k, m] = v
-    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, False)
+    _slot_counts(la, gold, lo, L, dm, nm, trbuf, tribuf, False, js, es)
     K = h.shape[1]
     for z in range(npos):
         u = pos[z]
@@ -715,33 +726,29 @@ def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
             net[touched[q]] = 0.0
         rows += Xp[r + 1] - Xp[r]
     order2 = Tri.shape[0] > 0
+    js, es = work[24], work[25]
     for m in range(1, c):
         d = dal[m]
         if d == 0.0:
             continue
-        y, dp, nd = lab[m], dpos[m], dcnt[m]
-        last_j = -1
-        last_e = -1
-        for x in range(nd):
-            t = dp[x]
-            for j in range(max(t - 1, last_j + 1), min(t + 1, L - 1)):
-                g0, g1, y0, y1 = gold[lo + j], gold[lo + j + 1], y[lo + j], y[lo + j + 1]
-                TrV[g0, g1] += d
-                TrV[y0, y1] -= d
-                if enet:
-                    Tr[g0, g1] = soft(TrV[g0, g1], lam)
-                    Tr[y0, y1] = soft(TrV[y0, y1], lam)
-                last_j = j
-            if order2:
-                for e in range(max(t, 2, last_e + 1), min(t + 3, L)):
-                    g0, g1, g2 = gold[lo + e - 2], gold[lo + e - 1], gold[lo + e]
-                    y0, y1, y2 = y[lo + e - 2], y[lo + e - 1], y[lo + e]
-                    TriV[g0, g1, g2] += d
-                    TriV[y0, y1, y2] -= d
-                    if enet:
-                        Tri[g0, g1, g2] = soft(TriV[g0, g1, g2], lam)
-                        Tri[y0, y1, y2] = soft(TriV[y0, y1, y2], lam)
-                    last_e = e
+        y = lab[m]
+        nj, ne = _touching(dpos[m], dcnt[m], L, order2, js, es)
+        for x in range(nj):
+            r = lo + js[x]
+            g0, g1, y0, y1 = gold[r], gold[r + 1], y[r], y[r + 1]
+            TrV[g0, g1] += d
+            TrV[y0, y1] -= d
+            if enet:
+                Tr[g0, g1] = soft(TrV[g0, g1], lam)
+                Tr[y0, y1] = soft(TrV[y0, y1], lam)
+        for x in range(ne):
+            r = lo + es[x] - 2
+            g0, g1, g2, y0, y1, y2 = gold[r], gold[r + 1], gold[r + 2], y[r], y[r + 1], y[r + 2]
+            TriV[g0, g1, g2] += d
+            TriV[y0, y1, y2] -= d
+            if enet:
+                Tri[g0, g1, g2] = soft(TriV[g0, g1, g2], lam)
+                Tri[y0, y1, y2] = soft(TriV[y0, y1, y2], lam)
     return rows
 
 
