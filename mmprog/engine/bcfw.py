@@ -380,10 +380,9 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     time_limit : float, optional
         Wall-clock seconds; checked after every pass (a pass on CoNLL-2000 takes about a second).
     inner : int
-        Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth), O(|Sᵢ|) each through the
-        slot Gram matrix. To gap 1e-2 at C = 1 with 4 fixed cache passes, one quiet run each: CoNLL-2000 ``rich``
-        3 steps 46.1 s, 10 steps 44.4, 20 steps 44.6; esp.train ``rich`` second order, seen bigrams, 10 steps
-        39.4 s, 20 steps 42.6 (2 cache passes: 53.9 and 50.9 s at 20 steps).
+        Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth), O(|Sᵢ|) each. To gap 1e-2,
+        C = 1, 4 cache passes: CoNLL-2000 ``rich`` 3 steps 46.1 s, 10 steps 44.4, 20 steps 44.6; esp.train order 2
+        10 steps 39.4 s, 20 steps 42.6.
     cache_passes : int, optional
         Passes (``"fixed"``; default 4) or the most passes (``"rate"``; default 16) inside the caches after each
         oracle pass (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov & Lampert, CVPR 2015),
@@ -399,8 +398,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
         checks the weights against the passes' CPU seconds.
     cache_size : int
         Labelings kept per example, gold included (a full cache empties its least-weighted labeling onto the best;
-        a cache smaller than the optimum's support per example cannot reach the optimum). The slot Gram matrices
-        take n·cache_size² floats: 8,936 CoNLL-2000 sentences at 64, 293 MB.
+        a cache smaller than the optimum's support per example cannot reach the optimum); n·cache_size² floats.
     seed : int
         Seed of the visiting order (one permutation a pass).
     check_every : int
