@@ -12,8 +12,7 @@ A step reads the cached labelings' Gram matrix (:func:`slot_gram`, a row compute
 the token scores, so a visit's steps cost O(|Sᵢ|) each and v takes their net move once.
 
 Both passes add up the increase of the dual D(α) their steps make (exact: γ(g(s) − g(a)) − ½γ²‖f(x, a) − f(x, s)‖²
-a step), which the driver can weigh against their seconds to decide when to go back to the oracle. A step's norm
-and its state-row moves read only the positions where its two labelings differ.
+a step), which the driver can weigh against their seconds to decide when to go back to the oracle.
 
 The arrays come in four groups (numba tuples):
 
@@ -411,8 +410,8 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
             gsc[c] = H
             c += 1
             cnt[i] = c
-        # the steps keep the token scores only where a cached labeling differs from gold (all that the gradients
-        # read)
+        # the positions where each cached labeling differs from gold: the new labeling's Gram row and the steps'
+        # net moves read only those
         npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
         gain[4] += L * c
         if not found and H > tol:
@@ -461,9 +460,7 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
     Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
     read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit. The
     rows of w those scores read are random rows of a table larger than the processor's caches, so the next visit's
-    are prefetched while this one computes. With the step norms over the differing positions only, the default
-    fit on 3,000 CoNLL-2000 sentences (``rich``, C = 1, gap 1e-2, the same path) spent 9.85 s in its cache passes
-    against 10.4 before, and 20.9 CPU s in all against 22.0 (paired runs on a shared machine).
+    are prefetched while this one computes.
 
     Parameters
     ----------
@@ -657,8 +654,6 @@ def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos,
         step = alpha[i, a]
         if norm2 > 0.0:
             step = min(step, (gsc[s] - gsc[a]) / norm2)
-        if step <= 0.0:
-            break
         gain += step * (gsc[s] - gsc[a]) - 0.5 * step * step * norm2
         if step >= alpha[i, a]:
             step = alpha[i, a]
@@ -688,9 +683,10 @@ def _touch(touched, nl, q):
 
 @njit(**_JIT)
 def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
-    """w += Σ_m dal[m]·Δfᵢ(y_m) (λ = 0), the visit's net move: at each position of ``pos[:npos]`` the moves of the
-    slots that differ from gold there are added up per label first, so each state row of the token is moved once
-    per label touched (not once per slot); the label pairs and trigrams slot by slot. Returns the rows moved."""
+    """v += Σ_m dal[m]·Δfᵢ(y_m), the visit's net move, and w = soft(v, λ) where v moved (w is v for λ = 0). At
+    each position of ``pos[:npos]`` the moves of the slots that differ from gold there are added up per label
+    first, so each state row of the token is moved once per label touched (not once per slot); the label pairs and
+    trigrams slot by slot. Returns the rows moved."""
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
     W, Tr, Tri = model
     V, TrV, TriV = acc
