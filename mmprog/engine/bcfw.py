@@ -517,10 +517,14 @@ class FrankWolfe:
     def rebuild(self):
         """v(α) and w(α) = soft(v(α), λ) recomputed from the caches; returns Σ α Δℓ."""
         lin = rebuild_w(self.data, self.acc, self.cache)
-        if self.lam > 0:
-            # w = soft(v, λ), the gradient of the conjugate of ½‖·‖² + λ‖·‖₁ (the engine names no program)
-            np.copyto(self.w, np.sign(self.v) * np.maximum(np.abs(self.v) - self.lam, 0.0))
+        self.threshold()
         return lin
+
+    def threshold(self):
+        """w = soft(v, λ), the gradient of the conjugate of ½‖·‖² + λ‖·‖₁ (the engine names no program): the passes
+        score w's state block from v as they read it and leave it stale here (λ = 0: w is v)."""
+        if self.lam > 0:
+            np.copyto(self.w, np.sign(self.v) * np.maximum(np.abs(self.v) - self.lam, 0.0))
 
     def regulariser(self, w):
         """½‖w‖² + λ‖w‖₁."""
@@ -585,6 +589,7 @@ class FrankWolfe:
         if clock[1] > 0:
             self.timings["oracle"] += (time.perf_counter() - t0) * float(clock[0]) / float(clock[1])
         self.passes += 1
+        self.threshold()
         if s["average"]:
             self.w_ema *= 1.0 - s["ema"]
             self.w_ema += s["ema"] * self.w
@@ -595,7 +600,8 @@ class FrankWolfe:
 
     def cache_only(self, sampling):
         """A pass of pairwise steps inside the caches, no oracle (visits in proportion to the blocks' last seen
-        gaps inside their caches with ``sampling="gap"``)."""
+        gaps inside their caches with ``sampling="gap"``). With λ > 0 it leaves w's state block stale (the next
+        :meth:`one_pass` or :meth:`certificate` thresholds v again)."""
         t0 = time.perf_counter()
         s = self.s
         n = len(self.cgap)

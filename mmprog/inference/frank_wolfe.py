@@ -21,7 +21,9 @@ The arrays come in four groups (numba tuples):
 * ``model = (W, Tr, Tri)``: views of w's state block (d × K), transition block (K × K) and, for the second-order
   chain, its label-trigram block Tri[y_{t-2}, y_{t-1}, y_t] (K × K × K; shape (0, 0, 0) for the first order);
 * ``acc = (V, TrV, TriV)``: v = ΔFᵀα in the same blocks, of which w = soft(v, λ) for the elastic net ½‖w‖² + λ‖w‖₁
-  (``lam`` > 0); with λ = 0, ``acc`` is ``model`` itself (w = v);
+  (``lam`` > 0); with λ = 0, ``acc`` is ``model`` itself (w = v). The passes keep w's label-pair and trigram blocks
+  entry by entry but not its state block W, whose scores they threshold from V as they read it
+  (:func:`_token_scores`): after a pass the caller sets W = soft(V, λ) before reading it;
 * ``cache = (lab, alpha, loss, cnt, gram)``: token-stacked labelings ``lab`` (M slots × N tokens; example i's slot
   m is ``lab[m, offsets[i]:offsets[i+1]]``, valid for m < cnt[i], slot 0 the gold labeling) with their αᵢ(y) and
   Δℓᵢ(y) (n × M), and the slots' Gram matrices ``gram[i, m, m'] = Δfᵢ(y_m)ᵀΔfᵢ(y_m')`` (n × M × M), kept as
@@ -109,7 +111,7 @@ def work_arrays(T, K, M, order, allowed=None):
     17, 18 the positions where each cache slot differs from gold (M, T) and their counts (M,); 19 their union (T,);
     20 a visit's net moves of α per slot (M,); 21 a slot's state part spread over positions (T, K) (zeros); 22, 23
     a position's net moves per label (K,) (zeros) and the labels they touch (K,); 24, 25 the label pairs and
-    trigrams touching a labeling's differences (T + 1,).
+    trigrams touching a labeling's differences (T + 1,); 26–28 as 17–19, for the next visit of a cache pass.
     The second-order arrays are (1, 1, 1) for ``order=1`` (one compiled signature serves both orders)."""
     T = max(int(T), 2)
     S = (T, K, K) if order == 2 else (1, 1, 1)
@@ -127,7 +129,8 @@ def work_arrays(T, K, M, order, allowed=None):
                                               np.empty((M, T), np.int64), np.empty(M, np.int64),
                                               np.empty(T, np.int64), np.zeros(M), np.zeros((T, K)),
                                               np.zeros(K), np.empty(K, np.int64), np.empty(T + 1, np.int64),
-                                              np.empty(T + 1, np.int64))
+                                              np.empty(T + 1, np.int64), np.empty((M, T), np.int64),
+                                              np.empty(M, np.int64), np.empty(T, np.int64))
 
 
 @njit(**_JIT)
@@ -255,34 +258,43 @@ def _slot_positions(lab, gold, lo, L, c, dpos, dcnt, pos):
 
 
 @njit(**_JIT)
-def _union_positions(lab, gold, lo, L, c, pos):
-    """The positions where some cache slot m < c differs from gold, into ``pos``; returns their count."""
-    npos = 0
-    for t in range(L):
-        r = lo + t
-        g = gold[r]
-        for m in range(1, c):
-            if lab[m, r] != g:
-                pos[npos] = t
-                npos += 1
-                break
-    return npos
+def _take_positions(c, dsrc, csrc, usrc, nu, dpos, dcnt, upos):
+    """Copy slot positions computed ahead (``dsrc``, ``csrc``, their union ``usrc[:nu]``) into the visit's arrays;
+    returns the union's size. O(Σ nd), where recomputing them is O(L·c)."""
+    for m in range(c):
+        dcnt[m] = csrc[m]
+        for x in range(csrc[m]):
+            dpos[m, x] = dsrc[m, x]
+    for x in range(nu):
+        upos[x] = usrc[x]
+    return nu
 
 
 @njit(**_JIT)
-def _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node):
-    """node[t] = xₜᵀW at the positions t of ``pos[:npos]`` (of the example starting at token row ``lo``)."""
-    K = W.shape[1]
+def _token_scores(Xp, Xi, Xd, V, lam, lo, pos, npos, node):
+    """node[t] = xₜᵀW with W = soft(V, λ), the state block of w (V itself for λ = 0), at the positions t of
+    ``pos[:npos]`` (of the example starting at token row ``lo``). The elastic net's state block is thresholded
+    here, as it is read, rather than kept beside v: a step then writes one row per feature, not two, and the rows it
+    writes are the ones the scores just read."""
+    K = V.shape[1]
     for x in range(npos):
         t = pos[x]
         r = lo + t
         for k in range(K):
             node[t, k] = 0.0
-        for p in range(Xp[r], Xp[r + 1]):
-            v = Xd[p]
-            j = Xi[p]
-            for k in range(K):
-                node[t, k] += v * W[j, k]
+        if lam > 0.0:
+            for p in range(Xp[r], Xp[r + 1]):
+                v = Xd[p]
+                j = Xi[p]
+                for k in range(K):
+                    # soft(V[j, k], λ) without branches, so that the loop over labels vectorises
+                    node[t, k] += v * (max(V[j, k] - lam, 0.0) + min(V[j, k] + lam, 0.0))
+        else:
+            for p in range(Xp[r], Xp[r + 1]):
+                v = Xd[p]
+                j = Xi[p]
+                for k in range(K):
+                    node[t, k] += v * V[j, k]
 
 
 @njit(**_JIT)
@@ -329,7 +341,9 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         a fit's path does not depend on the machine's load.
     acc, lam :
         The accumulated v = ΔFᵀα in blocks like ``model``, and λ ≥ 0 of the elastic net ½‖w‖² + λ‖w‖₁: the model
-        scored is w = soft(v, λ), kept entry by entry as a step moves v. With λ = 0, ``acc`` is ``model`` (w = v).
+        scored is w = soft(v, λ), its state block thresholded as it is read, its label-pair and trigram blocks kept
+        entry by entry as a step moves v (``model``'s state block is left stale). With λ = 0, ``acc`` is ``model``
+        (w = v).
 
     Returns
     -------
@@ -364,10 +378,10 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
             nj = offsets[j + 1] - jlo
             for t in range(nj):
                 ahead[t] = t
-            _prefetch_rows(Xp, Xi, W, jlo, ahead, nj)
+            _prefetch_rows(Xp, Xi, acc[0], jlo, ahead, nj)
         for t in range(L):
             pos[t] = t
-        _token_scores(Xp, Xi, Xd, W, lo, pos, L, node)
+        _token_scores(Xp, Xi, Xd, acc[0], lam, lo, pos, L, node)
         _oracle(node, model, gold, lo, hi, work)
         clock[0] += cycles() - c0
         gain[1] += Xp[hi] - Xp[lo]
@@ -459,8 +473,9 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
 
     Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
     read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit. The
-    rows of w those scores read are random rows of a table larger than the processor's caches, so the next visit's
-    are prefetched while this one computes.
+    rows of w those scores read (and of v, which the elastic net's steps move) are random rows of a table larger
+    than the processor's caches, so the next visit's positions are found, and its rows prefetched, while this one
+    computes.
 
     Parameters
     ----------
@@ -475,23 +490,33 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
     lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     node, gsc = work[0], work[7]
     dpos, dcnt, upos = work[17], work[18], work[19]
-    ahead = work[9]
+    dnext, cnext, unext = work[26], work[27], work[28]
+    ready = -1              # the example whose slot positions are in dnext, cnext, unext
+    nready = 0
     for oi in range(order.shape[0]):
         i = order[oi]
-        if oi + 1 < order.shape[0] and order[oi + 1] != i:
-            # the next visit's weight rows start loading now, while this one computes
+        c = cnt[i]
+        lo, hi = offsets[i], offsets[i + 1]
+        L = hi - lo
+        npos = 0
+        if c > 1:
+            if ready == i:
+                npos = _take_positions(c, dnext, cnext, unext, nready, dpos, dcnt, upos)
+            else:
+                npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
+        ready = -1
+        if oi + 1 < order.shape[0] and order[oi + 1] != i and cnt[order[oi + 1]] > 1:
+            # the next visit's slot positions now (this visit moves only example i's cache), and the rows of v its
+            # scores read (and its steps write) start loading while this one computes
             j = order[oi + 1]
             jlo = offsets[j]
-            nj = _union_positions(lab, gold, jlo, offsets[j + 1] - jlo, cnt[j], ahead)
-            _prefetch_rows(Xp, Xi, W, jlo, ahead, nj)
-        c = cnt[i]
+            nready = _slot_positions(lab, gold, jlo, offsets[j + 1] - jlo, cnt[j], dnext, cnext, unext)
+            ready = j
+            _prefetch_rows(Xp, Xi, acc[0], jlo, unext, nready)
         if c <= 1:
             cgap[i] = 0.0
             continue
-        lo, hi = offsets[i], offsets[i + 1]
-        L = hi - lo
-        npos = _slot_positions(lab, gold, lo, L, c, dpos, dcnt, upos)
-        _token_scores(Xp, Xi, Xd, W, lo, upos, npos, node)
+        _token_scores(Xp, Xi, Xd, acc[0], lam, lo, upos, npos, node)
         gain[1] += _rows_at(Xp, lo, upos, npos)
         gain[4] += L * c
         dot = 0.0
@@ -626,8 +651,7 @@ def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos,
     mass γ moves from the cached labeling a of least gradient with α > 0 to the one s of largest gradient,
     γ = min(αᵢ(a), (g(s) − g(a)) / ‖Δf(y_s) − Δf(y_a)‖²) with the norm K[a, a] + K[s, s] − 2K[a, s], and every
     cached gradient moves by −γ(K[m, s] − K[m, a]): O(c) a step, no token scores read. ``gsc`` holds the
-    gradients on entry. v takes the visit's net move of each slot's α once, after the steps, and w = soft(v, λ)
-    where it moved (:func:`_move_net`; the positions of the slots are ``pos[:npos]``, per slot ``work[17]``,
+    gradients on entry. v takes the visit's net move of each slot's α once, after the steps (:func:`_move_net`; the positions of the slots are ``pos[:npos]``, per slot ``work[17]``,
     ``work[18]``).
 
     For P0 (λ = 0) these are the exact maximisers of D along each pair direction and the returned increase is
@@ -683,7 +707,8 @@ def _touch(touched, nl, q):
 
 @njit(**_JIT)
 def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
-    """v += Σ_m dal[m]·Δfᵢ(y_m), the visit's net move, and w = soft(v, λ) where v moved (w is v for λ = 0). At
+    """v += Σ_m dal[m]·Δfᵢ(y_m), the visit's net move, and w = soft(v, λ) where v's label-pair and trigram blocks
+    moved (w is v for λ = 0; the state block is thresholded where it is read, :func:`_token_scores`). At
     each position of ``pos[:npos]`` the moves of the slots that differ from gold there are added up per label
     first, so each state row of the token is moved once per label touched (not once per slot); the label pairs and
     trigrams slot by slot. Returns the rows moved."""
@@ -716,8 +741,6 @@ def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
             for q in range(nl):
                 k = touched[q]
                 V[j, k] += x * net[k]
-                if enet:
-                    W[j, k] = soft(V[j, k], lam)
         for q in range(nl):
             net[touched[q]] = 0.0
         rows += Xp[r + 1] - Xp[r]
@@ -803,11 +826,9 @@ def _pair_diff(la, ls, lo, da, na, ds, ns, diff):
 @njit(**_JIT)
 def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, diff, nd):
     """Move mass ``step`` from cached labeling a to s, which differ at the positions ``diff[:nd]`` (ascending): α,
-    v (+= step·(f(x, a) − f(x, s)): the state rows of those positions only), w = soft(v, λ) where v moved, and the
-    example's token scores ``work[0]`` at the positions ``pos[:npos]`` (λ = 0: through its Gram matrix, w = v
-    moving linearly; λ > 0: rescored from w, which soft(·, λ) moves non-linearly — on 3,000 esp.train sentences
-    with the sklearn-crfsuite tutorial's features this took 5.0 CPU s over 60 cache passes against 5.7 for adding
-    up the moves of the touched rows of w feature by feature)."""
+    v (+= step·(f(x, a) − f(x, s)): the state rows of those positions only), w = soft(v, λ) where v's label-pair and
+    trigram blocks moved, and the example's token scores ``work[0]`` at the positions ``pos[:npos]`` (λ = 0: through
+    its Gram matrix, w = v moving linearly; λ > 0: rescored from soft(v, λ), which moves non-linearly)."""
     node = work[0]
     Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
     W, Tr, Tri = model
@@ -835,9 +856,6 @@ def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, dif
             j = Xi[p]
             V[j, at] += v
             V[j, st] -= v
-            if enet:
-                W[j, at] = soft(V[j, at], lam)
-                W[j, st] = soft(V[j, st], lam)
         if enet:
             continue
         row = gbase + t * L           # G is symmetric: row t, contiguous
@@ -847,7 +865,7 @@ def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, dif
             node[u, at] += gv
             node[u, st] -= gv
     if enet:
-        _token_scores(Xp, Xi, Xd, W, lo, pos, npos, node)
+        _token_scores(Xp, Xi, Xd, V, lam, lo, pos, npos, node)
     # every pair and trigram, the cancelling ones too: (x + step) − step need not be x in floating point, and the
     # path (hence the working set a master back end is handed) stays the one of the full loop
     order2 = Tri.shape[0] > 0
