@@ -193,7 +193,10 @@ def fit(dataset, program=None, C=None, solver=None, slack=None, eps=None, max_it
     solver_name = solver or (preferred(fmap.dim) if preferred else None) \
         or solver_registry.default_solver(prog.problem_class)
     slv = solver_registry.get_solver(solver_name)
-    slv.require(prog.problem_class)
+    if route != "bcfw" or solver is not None:
+        # route bcfw solves no master unless a solver is named (the master of record, below); probing the default
+        # back end (Ipopt for enm3n: a small solve) would only delay the fit
+        slv.require(prog.problem_class)
     if max_iter is None:
         max_iter = DEFAULT_MAX_ITER[route]
     orc = Oracle(fmap, prepared, backend=oracle, n_jobs=n_jobs, client=client, chunk_size=chunk_size)
