@@ -599,7 +599,8 @@ class SequenceTagger(BaseEstimator):
         mmprog's own files (``model_filename``, ``Result.save``) are JSON + .npz, never pickle."""
         state = dict(self.__dict__)
         res = state.get("result_")
-        if res is not None and getattr(res, "model", None) is not None:
+        if res is not None:
+            # set, not read: reading ``model`` would state a deferred master (route bcfw) only to drop it
             res = copy.copy(res)
             res.model = None
             state["result_"] = res

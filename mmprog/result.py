@@ -348,7 +348,9 @@ class Result(Predictor):
         #: solve_master_of_record`), else None
         self.master_solve = None
         self.n_iter = run.n_iter
-        self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
+        self.n_cuts = getattr(run.model, "n_cuts", None)    # a master stated on first reading says its count
+        if self.n_cuts is None:
+            self.n_cuts = run.model.ws.size if hasattr(run.model, "ws") else 0
         self.termination = run.termination
         self.history = run.history
         self.timings = run.timings
@@ -364,8 +366,10 @@ class Result(Predictor):
         """The master (a Pyomo ConcreteModel, or None on a route without one), with Pyomo's plugins
         (``pyomo.environ``: writers, solver factories) loaded on first reading, so that ``model.write(...)`` and
         Pyomo's solvers work on it. A fit that never reads its master (predicting, scoring, saving w) does not pay
-        their import, 0.1–0.2 s of CPU (issue 37, item 4): the masters are stated with ``pyomo.core`` alone."""
-        if self._master is not None:
+        their import, 0.1–0.2 s of CPU (issue 37, item 4): the masters are stated with ``pyomo.core`` alone. A
+        route that solves no master (``bcfw``) states it here, on first reading
+        (:class:`~mmprog.engine.records.DeferredMaster`)."""
+        if self._stated() is not None:
             from .engine.records import load_pyomo_plugins
             load_pyomo_plugins()
         return self._master
@@ -374,9 +378,16 @@ class Result(Predictor):
     def model(self, value):
         self._master = value
 
+    def _stated(self):
+        """The master, a deferred one stated now (without Pyomo's plugins)."""
+        from .engine.records import DeferredMaster
+        if isinstance(self._master, DeferredMaster):
+            self._master = self._master.build()
+        return self._master
+
     def support_vectors(self, tol=1e-8):
         """The cuts with a non-zero multiplier, per slack (example): ``{i: [(position, alpha, labeling)]}``."""
-        ws = getattr(self._master, "ws", None)     # the working set's arrays: no Pyomo plugins needed
+        ws = getattr(self._stated(), "ws", None)     # the working set's arrays: no Pyomo plugins needed
         if ws is None:
             from .exceptions import ParameterError
             raise ParameterError(f"this {self.program} fit ({self.params}) keeps no working set of cuts, so it has no "

@@ -102,6 +102,9 @@ def test_engine_run_gives_a_result_carrying_the_certificate():
     assert res.gap == pytest.approx(run.gap, rel=1e-12)
     assert res.gap <= 1e-4
     assert res.n_cuts == len(res.alpha)
+    # its Gram dual master, stated on first reading, holds those cuts with the route's α loaded
+    assert res.model.master == "dual" and res.model.ws.size == res.n_cuts
+    np.testing.assert_array_equal([v.value for v in res.model.ws.components], res.alpha)
     assert res.history[-1].gap == pytest.approx(run.gap)
     np.testing.assert_array_equal(res.predict(ds)[0], orc.fmap.decode(run.w, orc.prepared)[0][: len(ds.Y[0])])
 
@@ -150,6 +153,8 @@ def test_fit_route_bcfw_returns_a_certified_result():
     tol = 1e-7 * max(1.0, abs(opt))
     assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
     assert np.allclose(res.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    # the master of record, stated when first read, holds the cuts the result counted, of the kind it recorded
+    assert res.model.ws.size == res.n_cuts == len(res.alpha) > 0 and res.model.master == res.extra["master"]
     with pytest.raises(ParameterError, match="route='bcfw' solves m3n"):
         mmprog.fit(ds, program="l1m3n", route="bcfw")
     with pytest.raises(ParameterError, match="route must be"):
@@ -560,6 +565,7 @@ def test_fit_enm3n_takes_bcfw_and_its_master_of_record_lies_between_the_bounds()
     tol = 1e-6 * max(1.0, abs(opt))
     assert res.primal_objective <= opt + tol <= res.upper_bound + 2 * tol
     assert np.allclose(res.w, w_full, atol=1e-3 * max(1.0, np.abs(w_full).max()))
+    assert res.model.ws.size == res.n_cuts > 0 and res.model.master == res.extra["master"] == "primal"
     _, row = master_of_bcfw(res)
     assert row.status == "pass", row.statement
 

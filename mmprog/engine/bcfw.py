@@ -224,26 +224,37 @@ def master(run, fmap, prepared, program, form="auto"):
     alpha : ndarray, shape (n_cuts,)
     slack : {"n", "one"}
     """
+    dims, cuts, alpha, form = _master_parts(run, fmap, prepared, form)
+    return program, _state_master(program, dims, cuts, alpha), alpha, form
+
+
+def _master_parts(run, fmap, prepared, form):
+    """The master's dimensions, cuts and α on the run's working set (``form`` as for :func:`master`)."""
     from ..programs.base import Dims
     check_param("form", form, form in ("auto", "n", "one"), '"auto", "n" or "one"')
     if form == "auto":
         form = "n" if int(np.count_nonzero(run.state["alpha"][:, 1:] > 0)) <= MAX_MASTER_CUTS else "one"
-    prog = program
     dims = Dims(n=prepared.n, dim=fmap.dim, n_slacks=prepared.n if form == "n" else 1, groups=lambda: fmap.groups,
                 group_names=fmap.group_names)
-    model = prog.build(dims)
     cuts, alpha = run.working_set(fmap, prepared) if form == "n" else run.aggregated_cut()
+    return dims, cuts, alpha, form
+
+
+def _state_master(program, dims, cuts, alpha):
+    """``program``'s Pyomo master on ``cuts``, its α loaded on a Gram dual."""
+    model = program.build(dims)
     if len(cuts):
-        prog.add_cuts(model, cuts)
+        program.add_cuts(model, cuts)
         if model.master == "dual":
             for var, a in zip(model.ws.components, alpha):
                 var.set_value(float(a))
-    return prog, model, alpha, form
+    return model
 
 
 def engine_run(run, fmap, prepared, program, form="auto"):
     """The run as the engine's :class:`~mmprog.engine.records.EngineRun`, for :class:`mmprog.result.Result`: the
-    master of :func:`master` as ``model``; ``solution.objective`` = D(α) (the certified lower bound, ≤ the
+    master of :func:`master` as ``model``, stated when first read (:class:`~mmprog.engine.records.DeferredMaster`:
+    its cuts and α are taken from the run now); ``solution.objective`` = D(α) (the certified lower bound, ≤ the
     master's optimum), ``upper_bound`` = P(w), so ``Result.gap`` is the route's certificate; ``n_iter`` counts
     passes.
 
@@ -253,9 +264,11 @@ def engine_run(run, fmap, prepared, program, form="auto"):
     slack : {"n", "one"}
         The master's slack form (for ``Result(..., slack)``).
     """
-    from .records import EngineRun
+    from .records import DeferredMaster, EngineRun
     from ..programs.base import Solution
-    _, model, alpha, form = master(run, fmap, prepared, program, form)
+    dims, cuts, alpha, form = _master_parts(run, fmap, prepared, form)
+    model = DeferredMaster(lambda: _state_master(program, dims, cuts, alpha), len(cuts) if len(cuts) else 0,
+                           program.resolved_master(dims))
     sol = Solution(w=run.w, xi=np.zeros(prepared.n if form == "n" else 1), alpha=alpha, objective=run.lower_bound,
                    dual_objective=run.lower_bound, extra={"master": model.master, "route": "bcfw", "gap": run.gap})
     return EngineRun(model=model, solution=sol, history=list(run.history), termination=run.termination,

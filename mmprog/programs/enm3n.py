@@ -112,6 +112,11 @@ class ENM3N(Program):
         set); Ipopt's are ~1e-9."""
         return "ipopt" if dim > AUTO_IPOPT_DIM else None
 
+    def resolved_master(self, dims):
+        """The kind of master, as m3n's models say it (the engine's routes and the statements read it): always
+        ``"primal"``, the split w = μ − ν."""
+        return "primal"
+
     def regulariser(self, w):
         w = np.asarray(w, dtype=np.float64)
         return 0.5 * float(w @ w) + self.lam * float(np.abs(w).sum())
@@ -122,8 +127,7 @@ class ENM3N(Program):
         m.dims = dims
         m.ws = WorkingSet(dims.dim)
         m.master_state = MasterState()
-        # the kind of master, as m3n's models say it (the engine's routes and the statements read it)
-        m.master = "primal"
+        m.master = self.resolved_master(dims)
         m.slack_scale = float(dims.n) / dims.n_slacks
         m.C = pyo.Param(initialize=self.C, mutable=True)
         m.lam = pyo.Param(initialize=self.lam, mutable=True)
