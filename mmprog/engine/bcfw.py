@@ -267,7 +267,7 @@ def engine_run(run, fmap, prepared, program, form="auto"):
     from .records import DeferredMaster, EngineRun
     from ..programs.base import Solution
     dims, cuts, alpha, form = _master_parts(run, fmap, prepared, form)
-    model = DeferredMaster(lambda: _state_master(program, dims, cuts, alpha), len(cuts) if len(cuts) else 0,
+    model = DeferredMaster(lambda: _state_master(program, dims, cuts, alpha), len(cuts),
                            program.resolved_master(dims))
     sol = Solution(w=run.w, xi=np.zeros(prepared.n if form == "n" else 1), alpha=alpha, objective=run.lower_bound,
                    dual_objective=run.lower_bound, extra={"master": model.master, "route": "bcfw", "gap": run.gap})

@@ -473,9 +473,9 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
 
     Only the positions where some cached labeling differs from gold are scored (the gradients of cached labelings
     read nothing else; on CoNLL-2000 a fifth of the tokens), so a visit costs a fraction of an oracle visit. The
-    rows of w those scores read (and of v, which the elastic net's steps move) are random rows of a table larger
-    than the processor's caches, so the next visit's positions are found, and its rows prefetched, while this one
-    computes.
+    rows of v those scores read (thresholded for the elastic net) and the steps then move are random rows of a table
+    larger than the processor's caches, so the next visit's positions are found, and its rows prefetched, while this
+    one computes.
 
     Parameters
     ----------
@@ -651,8 +651,8 @@ def _inner_steps(i, c, inner, tol, data, model, acc, lam, cache, gsc, work, pos,
     mass γ moves from the cached labeling a of least gradient with α > 0 to the one s of largest gradient,
     γ = min(αᵢ(a), (g(s) − g(a)) / ‖Δf(y_s) − Δf(y_a)‖²) with the norm K[a, a] + K[s, s] − 2K[a, s], and every
     cached gradient moves by −γ(K[m, s] − K[m, a]): O(c) a step, no token scores read. ``gsc`` holds the
-    gradients on entry. v takes the visit's net move of each slot's α once, after the steps (:func:`_move_net`; the positions of the slots are ``pos[:npos]``, per slot ``work[17]``,
-    ``work[18]``).
+    gradients on entry. v takes the visit's net move of each slot's α once, after the steps (:func:`_move_net`; the
+    positions of the slots are ``pos[:npos]``, per slot ``work[17]``, ``work[18]``).
 
     For P0 (λ = 0) these are the exact maximisers of D along each pair direction and the returned increase is
     D's. For the elastic net the gradients and norms are those of D's quadratic lower model at the visit's start
