@@ -94,12 +94,9 @@ def _prefetch_rows(Xp, Xi, W, lo, pos, npos):
 @njit(**_JIT)
 def soft(v, lam):
     """soft(v, λ) = sign(v)·max(|v| − λ, 0): the elastic-net point w of an accumulated v = ΔFᵀα, ∇ of the
-    conjugate ½‖soft(v, λ)‖² of ½‖w‖² + λ‖w‖₁."""
-    if v > lam:
-        return v - lam
-    if v < -lam:
-        return v + lam
-    return 0.0
+    conjugate ½‖soft(v, λ)‖² of ½‖w‖² + λ‖w‖₁. Written without branches (one of the two terms is 0), so that the
+    token scores' loop over labels, which thresholds v as it reads it, vectorises."""
+    return max(v - lam, 0.0) + min(v + lam, 0.0)
 
 
 def work_arrays(T, K, M, order, allowed=None):
@@ -287,9 +284,8 @@ def _token_scores(Xp, Xi, Xd, V, lam, lo, pos, npos, node):
                 v = Xd[p]
                 j = Xi[p]
                 for k in range(K):
-                    # soft(V[j, k], λ) without branches, so that the loop over labels vectorises
-                    node[t, k] += v * (max(V[j, k] - lam, 0.0) + min(V[j, k] + lam, 0.0))
-        else:
+                    node[t, k] += v * soft(V[j, k], lam)
+        else:                   # P0's loop, the oracle's hot path, without the thresholding
             for p in range(Xp[r], Xp[r + 1]):
                 v = Xd[p]
                 j = Xi[p]
@@ -351,7 +347,7 @@ def bcfw_pass(order, data, model, acc, lam, cache, C, inner, tol, hinge, bgap, o
         Visits that found the cache full and emptied its least-weighted labeling onto the best one to make room.
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
-    W, Tr, Tri = model
+    Tr, Tri = model[1], model[2]
     lab, alpha, loss, cnt, gram = cache
     node, y, gsc, pos = work[0], work[3], work[7], work[9]
     dpos, dcnt, upos = work[17], work[18], work[19]
@@ -442,7 +438,7 @@ def _evict(i, data, model, acc, lam, cache, gsc, work, npos):
     """A full cache: the least-weighted labeling's mass goes to the best cached one (a feasible move), freeing its
     slot; the gradients are recomputed (the move changed the token scores). Returns the new count."""
     gold, offsets = data[4], data[3]
-    W, Tr, Tri = model
+    Tr, Tri = model[1], model[2]
     lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     lo, hi = offsets[i], offsets[i + 1]
     c = cnt[i]
@@ -486,7 +482,7 @@ def cache_pass(order, data, model, acc, lam, cache, C, inner, tol, cgap, work, g
     Other parameters as for :func:`bcfw_pass`.
     """
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
-    W, Tr, Tri = model
+    Tr, Tri = model[1], model[2]
     lab, alpha, loss, cnt = cache[0], cache[1], cache[2], cache[3]
     node, gsc = work[0], work[7]
     dpos, dcnt, upos = work[17], work[18], work[19]
@@ -713,7 +709,7 @@ def _move_net(i, c, dal, data, model, acc, lam, lab, work, pos, npos):
     first, so each state row of the token is moved once per label touched (not once per slot); the label pairs and
     trigrams slot by slot. Returns the rows moved."""
     Xp, Xi, Xd, offsets, gold = data[0], data[1], data[2], data[3], data[4]
-    W, Tr, Tri = model
+    Tr, Tri = model[1], model[2]
     V, TrV, TriV = acc
     enet = lam > 0.0
     dpos, dcnt = work[17], work[18]
@@ -831,7 +827,7 @@ def _pair_step(i, a, s, step, data, model, acc, lam, cache, work, pos, npos, dif
     its Gram matrix, w = v moving linearly; λ > 0: rescored from soft(v, λ), which moves non-linearly)."""
     node = work[0]
     Xp, Xi, Xd, offsets, Gp, Gv = data[0], data[1], data[2], data[3], data[5], data[6]
-    W, Tr, Tri = model
+    Tr, Tri = model[1], model[2]
     V, TrV, TriV = acc
     enet = lam > 0.0
     lab, alpha = cache[0], cache[1]
