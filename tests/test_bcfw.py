@@ -142,6 +142,25 @@ def test_refuses_what_it_does_not_cover():
         bcfw.fit(_oracle(hidden))
     with pytest.raises(ParameterError, match="C must be a finite float > 0"):
         bcfw.fit(_oracle(ds), C=0.0)
+    with pytest.raises(ParameterError, match="cost_power must be a finite float ≥ 0"):
+        bcfw.fit(_oracle(ds), cost_power=-0.5)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5, 2.0])
+def test_gap_sampling_draws_in_proportion_to_gap_over_cost_to_kappa(kappa):
+    """The visits of a gap-sampled pass, counted over many draws, follow gᵢ / (Lᵢ·|Sᵢ|)^κ (a block with no gap is
+    never drawn)."""
+    ds = tiny(seed=5, n=6)
+    fw = bcfw.FrankWolfe(_oracle(ds), 8, None, 3, dict(C=1.0, inner=10, tol=1e-12, average=True, ema=0.3,
+                                                          verbose=False, cache_passes=0, cache_sampling="gap",
+                                                          cache_rule="fixed", lam=0.0, cost_power=kappa))
+    gaps = np.array([0.5, 2.0, 0.0, 1.0, 3.0, 0.25])
+    fw.cnt[:] = [1, 4, 2, 3, 7, 2]
+    want = gaps / (np.asarray(ds.lengths, float) * fw.cnt) ** kappa
+    want /= want.sum()
+    got = np.bincount(np.concatenate([fw.draw(gaps) for _ in range(20000)]), minlength=6) / (20000 * 6)
+    assert got[2] == 0.0
+    assert np.allclose(got, want, atol=5e-3)
 
 
 def test_fit_route_bcfw_returns_a_certified_result():
@@ -286,16 +305,16 @@ def test_order2_working_set_master_lies_between_the_bounds():
     assert form == "n" and run.lower_bound - 1e-7 <= sol.objective <= opt + 1e-7
 
 
-@pytest.mark.parametrize("sampling", ["gap", "uniform"])
-def test_cache_passes_reach_the_enumerated_optimum(sampling):
-    """Passes inside the caches (no oracle) between oracle passes, or none: the same enumerated optimum, every
-    certificate a bracket of it."""
+@pytest.mark.parametrize("sampling,kappa", [("gap", 0.5), ("uniform", 0.5), ("gap", 0.0), ("gap", 2.0)])
+def test_cache_passes_reach_the_enumerated_optimum(sampling, kappa):
+    """Passes inside the caches (no oracle) between oracle passes, or none, whichever the gap sampling's cost power
+    κ: the same enumerated optimum, every certificate a bracket of it."""
     ds = tiny(seed=17)
     C = 1.3
     opt, w_full = solve_full(ds, C)
     for cache_passes in (0, 3):
         run = bcfw.fit(_oracle(ds), C=C, gap_tol=1e-7, max_iter=3000, check_every=1, cache_passes=cache_passes,
-                       cache_sampling=sampling)
+                       cache_sampling=sampling, cost_power=kappa)
         assert run.termination == "converged"
         tol = 1e-7 * max(1.0, abs(opt))
         for check in run.history:
@@ -350,7 +369,7 @@ def test_slot_gram_is_the_cached_labelings_feature_gram_and_the_steps_keep_w_of_
     fmap = ChainFeatureMap.from_dataset(ds, order=order)
     fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 4, None, 0,
                          dict(C=2.0, inner=10, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=2,
-                              cache_sampling="gap", cache_rule="fixed", lam=lam))
+                              cache_sampling="gap", cache_rule="fixed", lam=lam, cost_power=0.5))
     for _ in range(5):
         fw.one_pass(fw.order("uniform", 1))
         fw.cache_only("gap")
@@ -482,7 +501,7 @@ def test_passes_report_the_exact_increase_of_the_dual(order, lam):
     fmap = ChainFeatureMap.from_dataset(ds, order=order)
     fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 16, None, 0,
                          dict(C=0.9, inner=3, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=1,
-                              cache_sampling="gap", cache_rule="fixed", lam=lam))
+                              cache_sampling="gap", cache_rule="fixed", lam=lam, cost_power=0.5))
 
     def dual():
         lin = fw.rebuild()
@@ -609,7 +628,7 @@ def test_passes_count_their_work(order, seen, lam):
     fmap = ChainFeatureMap.from_dataset(ds, order=order, allowed=allowed)
     fw = bcfw.FrankWolfe(Oracle(fmap, fmap.prepare(ds)), 16, None, 0,
                          dict(C=0.9, inner=3, tol=1e-12, average=False, ema=0.3, verbose=False, cache_passes=1,
-                              cache_sampling="uniform", cache_rule="rate", lam=lam))
+                              cache_sampling="uniform", cache_rule="rate", lam=lam, cost_power=0.5))
     nnz = [sp_nnz(x) for x in ds.X]
     lengths = [x.shape[0] for x in ds.X]
     if order == 1:

@@ -548,6 +548,8 @@ def main(argv=None):
                     "(default: the route's)")
     ap.add_argument("--cache-rule", choices=["fixed", "rate"], default=None, help="when a round's passes inside the "
                     "caches stop (default: the route's)")
+    ap.add_argument("--cost-power", type=float, default=None, help="κ of the gap samplings: blocks drawn in "
+                    "proportion to gap / (tokens × cached labelings)^κ (0: in proportion to gap; default: the route's)")
     ap.add_argument("--work-log", default=None, metavar="PATH", help="write every mmprog pass's thread CPU seconds "
                     "and counted work (JSON) here, and print the seconds per unit of work they fit beside the "
                     "route's WORK_SECONDS")
@@ -616,7 +618,8 @@ def main(argv=None):
     if args.swap:
         swap = dict(solvers=args.swap.split(","), oracles=args.swap_oracles.split(","), form=args.swap_form)
     settings = {k: v for k, v in (("inner", args.inner), ("cache_size", args.cache_size),
-                                  ("cache_passes", args.cache_passes), ("cache_rule", args.cache_rule))
+                                  ("cache_passes", args.cache_passes), ("cache_rule", args.cache_rule),
+                                  ("cost_power", args.cost_power))
                 if v is not None}
     rows, notes = [], []
     work_log = [] if args.work_log else None
