@@ -441,9 +441,9 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
         visit's cost (tokens times cached labelings) to the power κ; 0 is Osokin et al.'s gᵢ. A pass's visits are
         drawn at its start, so a block whose gap is many times the others' is visited that many times in the pass,
         however much its first visit closed: on the sklearn-crfsuite tutorial's data one 1,238-token example with 64
-        cached labelings took about 40 % of a cache pass's work at κ = 0. To gap 1e-2 (same machine, one run each):
-        tutorial 56.0 s and 49.0 s at κ = 0, 42.0 s at 0.5; CoNLL-2000 ``rich`` 52.4 s against 42.8 s; esp.train
-        order 2 38.7 s against 39.8 s. ``python -m mmprog.bench certify --cost-power K`` times a value.
+        cached labelings took about 40 % of a cache pass's work at κ = 0. κ = 0.5 was chosen by timing fits to gap
+        1e-2 on the tutorial's data, CoNLL-2000 ``rich`` and esp.train at order 2 (0.3 to 0.7 were alike, 1 took
+        more passes); ``python -m mmprog.bench certify --cost-power K`` times another value beside CRFsuite.
     callback : callable, optional
         Called with every :class:`Check`; returning True stops the fit (termination ``interrupted``).
     lam : float
