@@ -151,6 +151,9 @@ def test_gap_sampling_draws_in_proportion_to_gap_over_cost_to_kappa(kappa):
     """The visits of a gap-sampled pass, counted over many draws, follow gᵢ / (Lᵢ·|Sᵢ|)^κ (a block with no gap is
     never drawn)."""
     ds = tiny(seed=5, n=6)
+    # sentences of 1 to 4 tokens, so that both factors of the cost vary
+    ds = SequenceDataset([x[:L] for x, L in zip(ds.X, (4, 1, 3, 2, 4, 3))],
+                         [y[:L] for y, L in zip(ds.Y, (4, 1, 3, 2, 4, 3))], K)
     fw = bcfw.FrankWolfe(_oracle(ds), 8, None, 3, dict(C=1.0, inner=10, tol=1e-12, average=True, ema=0.3,
                                                           verbose=False, cache_passes=0, cache_sampling="gap",
                                                           cache_rule="fixed", lam=0.0, cost_power=kappa))
