@@ -393,16 +393,15 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     time_limit : float, optional
         Wall-clock seconds; checked after every pass (a pass on CoNLL-2000 takes about a second).
     inner : int
-        Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth), O(|Sᵢ|) each. To gap 1e-2,
-        C = 1, 4 cache passes: CoNLL-2000 ``rich`` 3 steps 46.1 s, 10 steps 44.4, 20 steps 44.6; esp.train order 2
-        10 steps 39.4 s, 20 steps 42.6.
+        Pairwise steps per visit (Shah et al.'s multi-plane steps; 0: pure cache growth), O(|Sᵢ|) each (to gap 1e-2
+        on CoNLL-2000 ``rich``, 3, 10 and 20 steps took alike times; on esp.train at order 2, 20 took longer than 10).
     cache_passes : int, optional
         Passes (``"fixed"``; default 4) or the most passes (``"rate"``; default 16) inside the caches after each
         oracle pass (pairwise steps among the cached labelings, no oracle: Shah, Kolmogorov & Lampert, CVPR 2015),
         where most of the gap lies (94 % at pass 100 of the oracle-only route on CoNLL-2000); such a pass scores only
         the tokens where a cached labeling differs from gold.
     cache_sampling : {"gap", "uniform"}
-        A cache pass's visits: in proportion to the blocks' last seen gaps inside their caches, or a permutation.
+        A cache pass's visits: by the blocks' last seen gaps inside their caches (``cost_power``), or a permutation.
     cache_rule : {"fixed", "rate"}
         ``"fixed"``: always ``cache_passes``. ``"rate"``: a round's cache passes stop once one raises D(α) less per
         unit of counted work than its oracle pass did (Shah et al.'s rule, with the kernels' work counts weighed by
@@ -430,20 +429,12 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     ema : float
         Weight of the newest pass in the exponential average, in (0, 1].
     sampling : {"gap", "uniform"}
-        ``"gap"``: the passes between full ones draw their n visits in proportion to the blocks' last seen gaps
-        (Osokin et al., ICML 2016); ``"uniform"``: a permutation every pass. On CoNLL-2000 (2,000 sentences, gap
-        2e-2) gap sampling took 105 passes where uniform took 180.
+        ``"gap"``: the passes between full ones draw their n visits by the blocks' last seen gaps (``cost_power``);
+        ``"uniform"``: a permutation every pass (CoNLL-2000, 2,000 sentences, gap 2e-2: 105 passes against 180).
     full_every : int
-        With ``sampling="gap"``: every ``full_every``-th pass is a permutation of all examples (refreshing every
-        block's gap).
+        With ``sampling="gap"``: every ``full_every``-th pass visits every example once (refreshing every gap).
     cost_power : float
-        κ ≥ 0 of both gap samplings: block i is drawn in proportion to gᵢ / (Lᵢ·|Sᵢ|)^κ, its last seen gap over its
-        visit's cost (tokens times cached labelings) to the power κ; 0 is Osokin et al.'s gᵢ. A pass's visits are
-        drawn at its start, so a block whose gap is many times the others' is visited that many times in the pass,
-        however much its first visit closed: on the sklearn-crfsuite tutorial's data one 1,238-token example with 64
-        cached labelings took about 40 % of a cache pass's work at κ = 0. κ = 0.5 was chosen by timing fits to gap
-        1e-2 on the tutorial's data, CoNLL-2000 ``rich`` and esp.train at order 2 (0.3 to 0.7 were alike, 1 took
-        more passes); ``python -m mmprog.bench certify --cost-power K`` times another value beside CRFsuite.
+        κ ≥ 0 of both gap samplings, which draw block i in proportion to gᵢ / (Lᵢ·|Sᵢ|)^κ (:meth:`FrankWolfe.draw`).
     callback : callable, optional
         Called with every :class:`Check`; returning True stops the fit (termination ``interrupted``).
     lam : float
@@ -457,8 +448,8 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
                 cache_sampling, cache_rule, lam, cost_power)
     settings = dict(C=float(C), inner=int(inner), tol=float(tol), average=average, ema=ema, verbose=verbose,
-                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule, lam=float(lam),
-                    cost_power=float(cost_power))
+                    cache_passes=int(cache_passes), cache_sampling=cache_sampling, cache_rule=cache_rule,
+                    lam=float(lam), cost_power=float(cost_power))
     fw = FrankWolfe(oracle, int(cache_size), resume, seed, settings)
     return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
@@ -592,8 +583,16 @@ class FrankWolfe:
         return self.rng.permutation(len(self.bgap)).astype(np.int64)
 
     def draw(self, gaps):
-        """n visits drawn in proportion to the blocks' last seen gaps (Osokin et al., ICML 2016) over their visit
-        costs Lᵢ·|Sᵢ| to the power ``cost_power``; a permutation when no gap is left."""
+        """n visits drawn in proportion to the blocks' last seen gaps gᵢ (Osokin et al., ICML 2016) over their visit
+        costs Lᵢ·|Sᵢ| (tokens times cached labelings) to the power κ = ``cost_power``; a permutation when no gap is
+        left (κ = 0: Osokin et al.'s sampling).
+
+        A pass's visits are drawn at its start, so a block whose gap is many times the others' is visited that many
+        times in the pass, however much its first visit closed: on the sklearn-crfsuite tutorial's data one
+        1,238-token example with 64 cached labelings took about 40 % of a cache pass's work at κ = 0. κ = 0.5 was
+        chosen by timing fits to gap 1e-2 on the tutorial's data, CoNLL-2000 ``rich`` and esp.train at order 2 (0.3
+        to 0.7 were alike, 1 took more passes); ``python -m mmprog.bench certify --cost-power K`` times another value
+        beside CRFsuite."""
         n = len(gaps)
         p = np.maximum(gaps, 0.0)
         if self.s["cost_power"] > 0:
