@@ -455,7 +455,7 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
 
 
 def _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
-                cache_sampling, cache_rule, lam=0.0, cost_power=0.0):
+                cache_sampling, cache_rule, lam, cost_power):
     """:func:`fit`'s arguments in their ranges, or a ParameterError naming the first that is not."""
     check_param("C", C, np.isfinite(C) and C > 0, "a finite float > 0")
     check_param("gap_tol", gap_tol, np.isfinite(gap_tol) and gap_tol >= 0, "a finite float ≥ 0")
