@@ -166,6 +166,34 @@ def test_gap_sampling_draws_in_proportion_to_gap_over_cost_to_kappa(kappa):
     assert np.allclose(got, want, atol=5e-3)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_average_takes_the_point_of_every_pass(lam):
+    """w̄ after oracle passes and passes inside the caches is the recurrence w̄ ← (1 − ρ)w̄ + ρ soft(v(α), λ) over
+    the point of each pass, v(α) = ΔFᵀα rebuilt from the caches in NumPy (the passes keep v by increments and leave
+    w's state block stale inside the caches)."""
+    ds = tiny(seed=6, n=5)
+    rho = 0.25
+    fw = bcfw.FrankWolfe(_oracle(ds), 8, None, 1, dict(C=2.0, inner=3, tol=1e-12, average=True, ema=rho,
+                                                          verbose=False, cache_passes=1, cache_sampling="gap",
+                                                          cache_rule="fixed", lam=lam, cost_power=0.5))
+    fmap, prepared = fw.oracle.fmap, fw.oracle.prepared
+    want = fw.w_ema.copy()
+    for kind in ("oracle", "cache", "cache", "oracle", "cache"):
+        if kind == "oracle":
+            fw.one_pass(fw.order("uniform", 1))
+        else:
+            fw.cache_only("uniform")
+        v = np.zeros(fmap.dim)
+        for i in range(prepared.n):
+            lo, hi = fw.offsets[i], fw.offsets[i + 1]
+            for m in range(1, fw.cnt[i]):
+                y = fw.lab[m, lo:hi].astype(np.int64)[None, :]
+                v += fw.alpha[i, m] * fmap.delta(prepared, [i], y)[0].toarray().ravel()
+        want = (1 - rho) * want + rho * np.sign(v) * np.maximum(np.abs(v) - lam, 0.0)
+        assert np.allclose(fw.w_ema, want, atol=1e-10, rtol=1e-10), kind
+    assert np.abs(want).max() > 0.1
+
+
 def test_fit_route_bcfw_returns_a_certified_result():
     ds = tiny(seed=4)
     C = 0.9

@@ -550,6 +550,8 @@ def main(argv=None):
                     "caches stop (default: the route's)")
     ap.add_argument("--cost-power", type=float, default=None, help="κ of the gap samplings: blocks drawn in "
                     "proportion to gap / (tokens × cached labelings)^κ (0: in proportion to gap; default: the route's)")
+    ap.add_argument("--ema", type=float, default=None, help="weight of each pass's point in the exponential average "
+                    "whose P is the other upper bound (default: the route's)")
     ap.add_argument("--work-log", default=None, metavar="PATH", help="write every mmprog pass's thread CPU seconds "
                     "and counted work (JSON) here, and print the seconds per unit of work they fit beside the "
                     "route's WORK_SECONDS")
@@ -619,7 +621,7 @@ def main(argv=None):
         swap = dict(solvers=args.swap.split(","), oracles=args.swap_oracles.split(","), form=args.swap_form)
     settings = {k: v for k, v in (("inner", args.inner), ("cache_size", args.cache_size),
                                   ("cache_passes", args.cache_passes), ("cache_rule", args.cache_rule),
-                                  ("cost_power", args.cost_power))
+                                  ("cost_power", args.cost_power), ("ema", args.ema))
                 if v is not None}
     rows, notes = [], []
     work_log = [] if args.work_log else None

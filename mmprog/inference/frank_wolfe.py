@@ -6,7 +6,8 @@
   violated labeling, added to its cache) and up to ``inner`` exact pairwise steps inside the cache (Lacoste-Julien,
   Jaggi, Schmidt & Pletscher, ICML 2013; Shah, Kolmogorov & Lampert, CVPR 2015; Osokin et al., ICML 2016);
 * :func:`cache_pass` — the same steps without the oracle (Shah et al.'s passes over the cached planes), scoring
-  only the tokens where a cached labeling differs from gold.
+  only the tokens where a cached labeling differs from gold;
+* :func:`average_step` — the exponential average of the passes' points w = soft(v, λ), taken after every pass.
 
 A step reads the cached labelings' Gram matrix (:func:`slot_gram`, a row computed as a labeling enters) instead of
 the token scores, so a visit's steps cost O(|Sᵢ|) each and v takes their net move once.
@@ -97,6 +98,16 @@ def soft(v, lam):
     conjugate ½‖soft(v, λ)‖² of ½‖w‖² + λ‖w‖₁. Written without branches (one of the two terms is 0), so that the
     token scores' loop over labels, which thresholds v as it reads it, vectorises."""
     return max(v - lam, 0.0) + min(v + lam, 0.0)
+
+
+@njit(**_JIT)
+def average_step(w_ema, v, lam, ema):
+    """w̄ ← (1 − ρ)w̄ + ρ·soft(v, λ) with ρ = ``ema``, in one sweep over the arrays (the pass's point w = soft(v, λ)
+    is not formed: inside the caches w's state block is stale, and a separate soft and update would sweep these
+    arrays, as long as w, three times)."""
+    keep = 1.0 - ema
+    for j in range(w_ema.shape[0]):
+        w_ema[j] = keep * w_ema[j] + ema * soft(v[j], lam)
 
 
 def work_arrays(T, K, M, order, allowed=None):
