@@ -201,7 +201,8 @@ class SequenceTagger(BaseEstimator):
     ``all_possible_transitions``  True/None: the chain's K×K transition weights (mmprog always has all of them);
                                   False warns (no seen-only transition set for first-order chains)
     ``all_possible_states``       True/None: the d×K state weights (mmprog always has all of them; the
-                                  attributes are the training attributes); False warns likewise
+                                  attributes are the training attributes; CRFsuite's None has the seen pairs
+                                  only); False warns likewise
     ``min_freq``                  ``min_count`` = ⌊min_freq⌋ + 1 (CRFsuite keeps attributes seen more than
                                   ``min_freq`` times)
     ``algorithm``                 ``'lbfgs'``/``'l2sgd'``/None: the default route (``DEFAULT_ROUTE``), there is

@@ -483,6 +483,23 @@ def test_bench_tutorial_crfsuite_rows_follow_their_settings(tmp_path):
     assert e.value.code == 2
 
 
+def test_bench_tutorial_peer_all_states_weights_every_pair():
+    """The peer's ``all_possible_states`` reaches CRFsuite: without it the model's state weights are the (attribute,
+    label) pairs seen in training, with it every pair (as mmprog's state block always is), both recomputed here from
+    the data."""
+    pytest.importorskip("pycrfsuite")
+    from mmprog.bench.crf import SETTINGS, PyCRFsuiteCRF
+    X = [[["a", "b"], ["c"]], [["b"], ["a", "c"]], [["c"], ["b"]], [["a"], ["a"]]]
+    y = [["P", "Q"], ["Q", "R"], ["P", "R"], ["R", "P"]]
+    seen = {(f, t) for xs, ys in zip(X, y) for fs, t in zip(xs, ys) for f in fs}
+    every = {(f, t) for f in "abc" for t in "PQR"}
+    assert seen < every
+    for all_states, want in ((False, seen), (True, every)):
+        est = PyCRFsuiteCRF(c1=0.0, c2=0.1, max_iterations=50, all_possible_states=all_states).fit(X, y)
+        assert set(est.tagger_.info().state_features) == want
+    assert SETTINGS["all-states"]["all_possible_states"] is True
+
+
 def json_route(row):
     import json
     return json.loads(row["route"])
