@@ -187,7 +187,7 @@ def _base_estimator():
 class PyCRFsuiteCRF(_base_estimator()):
     """The peer side of ``--tutorial``: python-crfsuite's Trainer/Tagger behind the scikit-learn estimator calls the
     tutorial makes (what sklearn-crfsuite's ``CRF`` does; sklearn-crfsuite itself is not installed). Only the
-    arguments the tutorial passes are taken."""
+    arguments the tutorial passes are taken, and ``all_possible_states`` for the ``all-states`` row."""
 
     def __init__(self, algorithm="lbfgs", c1=0.0, c2=1.0, max_iterations=None, all_possible_transitions=False,
                  all_possible_states=False):
