@@ -193,3 +193,36 @@ def test_bench_cli_rows_time_the_users_command_and_its_solver_swaps(tmp_path):
         t = 1e-6 * max(1.0, abs(r["upper_bound"]))
         assert r["in_bounds"] == "pass" and r["lower_bound"] - t <= r["master_objective"] <= r["upper_bound"] + t
         assert r["objective_diff_over_gap"] <= 1.0 and r["f1_within_0_1_of_first"]
+
+
+def test_bench_cache_passes_list_fits_once_per_count(tmp_path, capsys):
+    """``--cache-passes 0,2,6``: one certified mmprog row per count, each the fit ``bcfw.fit(cache_passes=N)`` makes
+    on the same features (its passes, passes inside the caches and bounds recomputed here), its time split into
+    oracle and the rest; a count that is not an int ≥ 0 is refused in one line naming the option (exit 2)."""
+    import json
+
+    from mmprog.bench import certify
+    from mmprog.engine import bcfw
+    from mmprog.engine.oracle import Oracle
+    _corpus(tmp_path)
+    rec = tmp_path / "cp.json"
+    assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--skip", "crfsuite", "--stretch", "0",
+                         "--gap-tol", "1e-4", "--cache-passes", "0,2,6", "--record", str(rec)]) == 0
+    rows = [r for r in json.loads(rec.read_text())["rows"] if "train_seconds" in r]
+    assert [r["setting"] for r in rows] == [f"bcfw C=1 cache_passes={n} gap_tol=0.0001" for n in (0, 2, 6)]
+    _, ds, _, _ = certify._features("chunk", str(tmp_path), "rich", None)
+    for n, r in zip((0, 2, 6), rows):
+        fmap = certify._fmap(ds, 1, "seen")
+        run = bcfw.fit(Oracle(fmap, fmap.prepare(ds)), C=1.0, gap_tol=1e-4, cache_passes=n)
+        assert r["termination"] == run.termination == "converged" and r["gap"] <= 1e-4
+        assert (r["passes"], r["cache_passes"]) == (run.n_passes, run.n_cache_passes)
+        assert r["upper_bound"] == pytest.approx(run.upper_bound, rel=1e-12)
+        assert r["lower_bound"] == pytest.approx(run.lower_bound, rel=1e-12)
+        assert r["oracle_seconds"] > 0 and r["non_oracle_per_oracle"] == pytest.approx(
+            r["non_oracle_seconds"] / r["oracle_seconds"])
+    assert rows[0]["cache_passes"] == 0 and rows[2]["cache_passes"] == 6 * rows[2]["passes"]
+    capsys.readouterr()
+    for bad in ("2,x", "-1"):
+        assert certify.main(["--task", "chunk", "--data-root", str(tmp_path), "--cache-passes", bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--cache-passes" in err[0] and bad in err[0]
