@@ -364,8 +364,9 @@ def _hinge(oracle, w):
 
 
 #: passes inside the caches after an oracle pass, by ``cache_rule``: always 6 (``"fixed"``), at most 16 (``"rate"``);
-#: with the average taking every pass's point, 6 certified gap 1e-2 sooner than 4 on the tutorial's features and
-#: CoNLL-2000 rich, alike on esp.train order 2 (``bench certify --cache-passes N`` times another)
+#: with the average taking every pass's point, 6 certified gap 1e-2 about 6 % sooner than 4 on the tutorial's
+#: features (paired whole runs); on CoNLL-2000 rich and esp.train order 2, 3 to 6 are within the machine's noise of
+#: each other and 1 or 2 slower (``bench certify --cache-passes 1,2,3,4,6``, the ``cache-passes`` record)
 CACHE_PASSES = {"fixed": 6, "rate": 16}
 
 #: Seconds per unit of each kind of work the pass kernels count (:data:`mmprog.inference.frank_wolfe.WORK`: rows of
