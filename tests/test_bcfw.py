@@ -3,13 +3,11 @@
 Ground truth is tests/_enumerated.py: features by explicit loops, every labeling of every example as a constraint,
 the full QP handed to highspy directly — independent of the route's compiled kernels, Gram matrices and caches.
 """
-import os
-
 import numpy as np
 import pytest
 
 import mmprog
-from mmprog.engine import bcfw
+from mmprog.engine import bcfw, memory
 from mmprog.programs import get_program
 from mmprog.datasets.base import SequenceDataset
 from mmprog.exceptions import DataError, ParameterError
@@ -17,6 +15,7 @@ from mmprog.features import ChainFeatureMap
 from mmprog.engine.oracle import Oracle
 
 from _enumerated import K, hinge, solve_full, tiny
+from test_memory import mapped
 
 
 def _oracle(ds, **kw):
@@ -729,36 +728,29 @@ def test_rate_rule_reaches_the_enumerated_optimum_on_a_path_fixed_by_its_seed(se
     assert runs[0].n_cache_passes < 16 * runs[0].n_passes
 
 
-def _mapped(a):
-    """Whether ``a`` views an anonymous map (zeros_on_touch's arrays), not numpy's own memory."""
-    import mmap
-    while a is not None and not isinstance(a, mmap.mmap):
-        a = a.obj if isinstance(a, memoryview) else getattr(a, "base", None)
-    return a is not None
-
 
 @pytest.mark.parametrize("lam,cache", [(0.0, 4), (0.3, 32)])
 def test_caches_mapped_page_by_page_give_the_same_path(monkeypatch, tmp_path, lam, cache):
     """The caches' arrays from zeros_on_touch (mapped, 4 KiB pages; what a real fit's slot Gram matrices and labelings
     get) run every kernel as numpy's arrays do: the same w, bounds and history bit for bit, evictions (cache 4),
     the elastic net, passes inside the caches and a resumed fit (whose restore writes the caches) included. On these
-    tiny instances the arrays are below the size that maps them, so the second fit maps from 0 bytes."""
+    tiny instances the arrays are below the size that maps them, so the later fits map them from any size."""
     ds = tiny(seed=7, n=12)
     kw = dict(C=0.8, gap_tol=1e-7, max_iter=3000, check_every=1, cache_size=cache, lam=lam)
     plain = bcfw.fit(_oracle(ds), **kw)
     first = bcfw.fit(_oracle(ds), **{**kw, "max_iter": 2})
     first.save(str(tmp_path / "ws.npz"))
     plain_resumed = bcfw.fit(_oracle(ds), **kw, resume=str(tmp_path / "ws.npz"))
-    assert not _mapped(plain.state["lab"])
-    monkeypatch.setattr(bcfw, "ZEROS_ON_TOUCH_FROM", 0)
-    mapped = bcfw.fit(_oracle(ds), **kw)
-    mapped_resumed = bcfw.fit(_oracle(ds), **kw, resume=str(tmp_path / "ws.npz"))
-    assert _mapped(mapped.state["lab"]) and _mapped(mapped_resumed.state["lab"])
+    assert not mapped(plain.state["lab"])
+    monkeypatch.setattr(memory, "ZEROS_ON_TOUCH_FROM", 0)
+    on_map = bcfw.fit(_oracle(ds), **kw)
+    on_map_resumed = bcfw.fit(_oracle(ds), **kw, resume=str(tmp_path / "ws.npz"))
+    assert mapped(on_map.state["lab"]) and mapped(on_map_resumed.state["lab"])
     fw = bcfw.FrankWolfe(_oracle(ds), cache, None, 0, dict(C=0.8, inner=10, tol=1e-12, average=True, ema=0.1,
                                                           verbose=False, cache_passes=6, cache_sampling="gap",
                                                           cache_rule="fixed", lam=lam, cost_power=0.5))
-    assert _mapped(fw.gram) and _mapped(fw.lab)
-    for a, b in ((plain, mapped), (plain_resumed, mapped_resumed)):
+    assert mapped(fw.gram) and mapped(fw.lab)
+    for a, b in ((plain, on_map), (plain_resumed, on_map_resumed)):
         assert a.termination == b.termination == "converged"
         np.testing.assert_array_equal(a.w, b.w)
         assert (a.upper_bound, a.lower_bound, a.n_passes) == (b.upper_bound, b.lower_bound, b.n_passes)
@@ -767,26 +759,3 @@ def test_caches_mapped_page_by_page_give_the_same_path(monkeypatch, tmp_path, la
     if cache == 4:
         assert plain.history[-1].evicted > 0
 
-
-def test_zeros_on_touch_commits_only_the_pages_written():
-    """64 MiB of slot Gram matrices (2,048 examples × 64 × 64 slots), one slot of each example written: about 8 MiB
-    become resident (a 4 KiB page an example), not the 64 MiB that huge pages commit; the rest reads as zeros and
-    the array outlives the function's own reference to its map."""
-    import gc
-
-    def resident_mib():
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
-
-    gram = bcfw.zeros_on_touch((2048, 64, 64))
-    assert _mapped(gram) and gram.dtype == np.float64 and gram.flags.c_contiguous and gram.flags.writeable
-    gc.collect()
-    before = resident_mib()
-    gram[:, 0, 0] = np.arange(1, 2049)
-    grown = resident_mib() - before
-    assert 4 <= grown <= 24, grown
-    assert gram[:, 0, 0].sum() == 2048 * 2049 / 2 and not gram[:, 1:, :].any() and not gram[:, 0, 1:].any()
-    lab = bcfw.zeros_on_touch((64, 1 << 16), np.int16)       # 8 MiB of int16 labelings
-    assert lab.dtype == np.int16 and not lab.any()
-    small = bcfw.zeros_on_touch((4, 4))
-    assert not _mapped(small) and not small.any()

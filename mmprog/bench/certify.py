@@ -15,7 +15,7 @@ Examples::
 
     python -m mmprog.bench certify --task chunk --record docs/records/certify.json
     python -m mmprog.bench certify --task chunk --limit 500 --skip crfsuite
-    python -m mmprog.bench certify --task chunk,esp --order 1,2 --cache-passes 1,2,3,6 --stretch 0 \
+    python -m mmprog.bench certify --task chunk,esp --order 1,2 --cache-passes 1,2,3,4,6 --stretch 0 \
         --record docs/records/cache-passes.json
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@
 * :mod:`~mmprog.engine.factored_lp`, :mod:`~mmprog.engine.subgradient` — the other routes to P1 (one factored LP;
   the sub-gradient method of P1′);
 * :mod:`~mmprog.engine.checkpoint`, :mod:`~mmprog.engine.interrupts`, :mod:`~mmprog.engine.memory` — long runs:
-  checkpoints, SIGINT/SIGTERM between rounds, freed memory given back.
+  checkpoints, SIGINT/SIGTERM between rounds, freed memory given back, fresh memory committed as written.
 
 Nothing here is imported by ``import mmprog``; the public face (:func:`mmprog.fit`, :class:`mmprog.result.Result`)
 calls :func:`mmprog.engine.loop.run`.

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from . import interrupts
+from . import interrupts, memory
 from ..exceptions import DataError, ParameterError, check_param
 from ..features.chain import ChainFeatureMap
 from ..inference.frank_wolfe import (WORK, average_step, bcfw_pass, cache_pass, rebuild_w, slot_gram, token_gram,
@@ -458,31 +458,6 @@ def fit(oracle, C=1.0, gap_tol=1e-2, max_iter=1000, time_limit=None, inner=10, c
     return fw.run(gap_tol, max_iter, time_limit, check_every, sampling, full_every, callback)
 
 
-#: arrays of :func:`zeros_on_touch` from this many bytes are mapped page by page (below it, numpy gives 4 KiB pages)
-ZEROS_ON_TOUCH_FROM = 1 << 22
-
-
-def zeros_on_touch(shape, dtype=np.float64):
-    """Zeros whose memory is committed page by page (4 KiB) as it is first written, for the caches' arrays sized by
-    ``cache_size`` of which a fit writes a small corner: an example's slots beyond the labelings it has cached are
-    never touched (on the tutorial's features 3 labelings an example on average, of 64 slots).
-
-    numpy backs arrays of 4 MiB and more with transparent huge pages (2 MiB), so writing one slot of an example
-    commits the slots of its neighbours too: the slot Gram matrices, n·M² floats, were all resident after the first
-    pass (260 MB of the tutorial fit's peak; ``bench crf --tutorial`` records the peak beside CRFsuite's). An
-    anonymous map advised against huge pages keeps the untouched pages uncommitted; the values, the layout and every
-    kernel's arithmetic are those of ``np.zeros``, so the path is unchanged. Where the advice does not exist (not
-    Linux), or below :data:`ZEROS_ON_TOUCH_FROM` bytes, ``np.zeros``."""
-    import mmap
-    shape = tuple(int(x) for x in shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    if nbytes < ZEROS_ON_TOUCH_FROM or not hasattr(mmap, "MADV_NOHUGEPAGE"):
-        return np.zeros(shape, dtype=dtype)
-    buf = mmap.mmap(-1, nbytes)              # anonymous, private, zero-filled on first touch
-    buf.madvise(mmap.MADV_NOHUGEPAGE)
-    return np.frombuffer(buf, dtype=dtype).reshape(shape)     # the array holds the map (its base) alive
-
-
 def _check_args(C, gap_tol, max_iter, inner, cache_size, check_every, ema, sampling, full_every, cache_passes,
                 cache_sampling, cache_rule, lam, cost_power):
     """:func:`fit`'s arguments in their ranges, or a ParameterError naming the first that is not."""
@@ -521,7 +496,7 @@ class FrankWolfe:
         self.Gv = np.empty(int(self.Gp[-1]))
         token_gram(self.Xp, self.Xi, self.Xd, self.offsets, self.Gp, self.Gv, np.zeros(d))
         M = cache_size
-        self.lab = zeros_on_touch((M, N), np.int16)
+        self.lab = memory.zeros_on_touch((M, N), np.int16)
         self.lab[0] = self.gold
         self.alpha = np.zeros((n, M))
         self.alpha[:, 0] = C
@@ -538,7 +513,7 @@ class FrankWolfe:
         self.W, self.Tr, self.Tri = self.model
         self.data = (self.Xp, self.Xi, self.Xd, self.offsets, self.gold, self.Gp, self.Gv)
         # the steps read the cached labelings' Gram matrices (n·M² floats) in place of token scores
-        self.gram = zeros_on_touch((n, M, M))
+        self.gram = memory.zeros_on_touch((n, M, M))
         self.cache = (self.lab, self.alpha, self.loss, self.cnt, self.gram)
         self.lin = self.rebuild()
         T = int(lengths.max()) if n else 1

@@ -27,11 +27,15 @@ measured this is slow: on full CoNLL-2002 NER a third of each MTL round was kern
 The same effects for any process, through glibc's environment: ``MALLOC_MMAP_THRESHOLD_=33554432
 MALLOC_TRIM_THRESHOLD_=1000000000000`` (mapped), ``MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=1000000000000``
 (kept).
+
+And how fresh memory is committed: :func:`zeros_on_touch` gives zeros of which only the pages written become
+resident, 4 KiB at a time, for arrays a run writes a small corner of (route ``bcfw``'s caches).
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import os
 
 #: mallopt parameter numbers from glibc's malloc.h
@@ -87,3 +91,29 @@ def keep_freed_memory(mode=None):
     if not done:
         return "mallopt refused: the system allocator is used"
     return mode
+
+
+#: arrays of :func:`zeros_on_touch` from this many bytes are mapped page by page (below it, numpy gives 4 KiB pages)
+ZEROS_ON_TOUCH_FROM = 1 << 22
+
+
+def zeros_on_touch(shape, dtype="float64"):
+    """Zeros whose memory is committed page by page (4 KiB) as it is first written: for arrays of which a run writes
+    a small corner, such as route ``bcfw``'s caches sized by ``cache_size`` (:mod:`mmprog.engine.bcfw`), where an
+    example's slots beyond the labelings it has cached are never touched (on the tutorial's features 3 labelings an
+    example on average, of 64 slots).
+
+    numpy backs arrays of 4 MiB and more with transparent huge pages (2 MiB), so writing one slot of an example
+    commits the slots of its neighbours too: the slot Gram matrices, n·M² floats, were all resident after the first
+    pass (260 MB of the tutorial fit's peak; ``bench crf --tutorial`` records the peak beside CRFsuite's). An
+    anonymous map advised against huge pages keeps the untouched pages uncommitted; the values, the layout and every
+    kernel's arithmetic are those of ``np.zeros``, so the path is unchanged. Where the advice does not exist (not
+    Linux), or below :data:`ZEROS_ON_TOUCH_FROM` bytes, ``np.zeros``."""
+    import numpy as np          # here: the command line reads this module before anything else, at start-up
+    shape = tuple(int(x) for x in shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    if nbytes < max(ZEROS_ON_TOUCH_FROM, 1) or not hasattr(mmap, "MADV_NOHUGEPAGE"):
+        return np.zeros(shape, dtype=dtype)
+    buf = mmap.mmap(-1, nbytes)              # anonymous, private, zero-filled on first touch
+    buf.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(buf, dtype=dtype).reshape(shape)     # the array holds the map (its base) alive
