@@ -180,3 +180,26 @@ def test_parameter_errors():
         TokenDictExtractor(min_count=0).fit_transform([[{"a": "x"}]])
     with pytest.raises(ParameterError, match="not fitted"):
         TokenDictExtractor().transform([[{"a": "x"}]])
+
+
+def test_sentences_are_views_the_chain_map_stacks_without_a_copy():
+    """fit_transform's and transform's sentences are consecutive row views of one matrix (as a template
+    extractor's), so the chain map's prepare stacks them back sharing its memory, the same matrix as the vstack it
+    replaces; a sentence's matrix still reads as the reference's (above) and a subset in another order is copied."""
+    from mmprog.datasets.base import SequenceDataset
+    from mmprog.features import ChainFeatureMap
+    rng = random.Random(5)
+    X = _random_corpus(rng, 30)
+    ex = TokenDictExtractor()
+    for mats in (ex.fit_transform(X), ex.transform(X)):
+        assert len({id(m.data.base) for m in mats}) == 1 and mats[0].data.base is not None
+        assert len({id(m.indices.base) for m in mats}) == 1
+        ds = SequenceDataset(mats, [np.zeros(m.shape[0], dtype=np.int64) for m in mats], n_labels=2)
+        fmap = ChainFeatureMap.from_dataset(ds)
+        Xs = fmap.prepare(ds).data["X"]
+        assert np.shares_memory(Xs.data, mats[0].data) and np.shares_memory(Xs.indices, mats[0].indices)
+        assert (Xs != sp.vstack(mats, format="csr")).nnz == 0
+        sub = ds.subset(np.array([7, 2, 11]))
+        Xsub = fmap.prepare(sub).data["X"]
+        assert not np.shares_memory(Xsub.data, mats[0].data)
+        assert (Xsub != sp.vstack([mats[7], mats[2], mats[11]], format="csr")).nnz == 0

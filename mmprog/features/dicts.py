@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import DataError, ParameterError
+from .base import csr_rows
 
 __all__ = ["TokenDictExtractor"]
 
@@ -121,8 +122,8 @@ def _matrices(cols, vals, tok_end, sent_end, n_features):
 
     Built as one CSR matrix of all tokens, made canonical by scipy (indices sorted within a row, repeated
     attributes of a token summed: the same sparsetools calls, row by row on the same entries, that the per-sentence
-    ``csr_matrix((vals, (rows, cols)))`` of the former transform made), then cut into sentences (each owning its
-    arrays, as before).
+    ``csr_matrix((vals, (rows, cols)))`` of the former transform made), then cut into sentences that are row views
+    of it (:func:`~mmprog.features.base.csr_rows`), as a template extractor's are.
     """
     keep = vals != 0.0
     keep &= cols >= 0
@@ -137,12 +138,11 @@ def _matrices(cols, vals, tok_end, sent_end, n_features):
                          shape=(n_tok, n_features))
     del keep
     allm.sum_duplicates()
-    data, indices, indptr = allm.data, allm.indices, allm.indptr
     out, t0 = [], 0
     for t1 in sent_end.tolist():
-        a, b = int(indptr[t0]), int(indptr[t1])
-        m = sp.csr_matrix((data[a:b].copy(), indices[a:b].copy(), indptr[t0:t1 + 1] - indptr[t0]),
-                          shape=(t1 - t0, n_features))
+        # views of the one matrix, not copies: the chain map's prepare stacks them back into it without a copy
+        # (features.base.stacked_view), where owned rows cost a second copy of every token row and vstack's transients
+        m = csr_rows(allm, t0, t1)
         m.has_canonical_format = True            # rows of a canonical matrix
         out.append(m)
         t0 = t1
