@@ -728,7 +728,6 @@ def test_rate_rule_reaches_the_enumerated_optimum_on_a_path_fixed_by_its_seed(se
     assert runs[0].n_cache_passes < 16 * runs[0].n_passes
 
 
-
 @pytest.mark.parametrize("lam,cache", [(0.0, 4), (0.3, 32)])
 def test_caches_mapped_page_by_page_give_the_same_path(monkeypatch, tmp_path, lam, cache):
     """The caches' arrays from zeros_on_touch (mapped, 4 KiB pages; what a real fit's slot Gram matrices and labelings

@@ -619,14 +619,12 @@ def main(argv=None):
         print(f"mmprog.bench certify: --dev must be in (0, 1) and every C and c2 > 0; got --dev {args.dev!r} "
               f"--C-grid {args.C_grid!r} --crfsuite-c2-grid {args.crfsuite_c2_grid!r}", file=sys.stderr)
         return 2
-    try:
-        counts = [None] if args.cache_passes is None else [int(c) for c in args.cache_passes.split(",")]
-    except ValueError:
-        counts = [-1]
-    if any(c is not None and c < 0 for c in counts):
+    counts = [None] if args.cache_passes is None else args.cache_passes.split(",")
+    if counts != [None] and not all(c.strip().isdigit() for c in counts):
         print(f"mmprog.bench certify: --cache-passes takes comma-separated ints >= 0; got {args.cache_passes!r}",
               file=sys.stderr)
         return 2
+    counts = [None if c is None else int(c) for c in counts]
     swap = None
     if args.swap:
         swap = dict(solvers=args.swap.split(","), oracles=args.swap_oracles.split(","), form=args.swap_form)
